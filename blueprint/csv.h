@@ -1,0 +1,32 @@
+// RFC 4180 CSV: fields with a comma, quote or line break are quoted and their
+// quotes doubled. Lines end in LF rather than RFC 4180's CRLF: every consumer
+// we feed accepts it and diffs of golden files stay readable.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hpn {
+
+class CsvWriter {
+ public:
+  explicit CsvWriter(std::ostream& out) : out_(out) {}
+  CsvWriter& field(std::string_view text);
+  CsvWriter& field(int64_t number);
+  CsvWriter& null_or(int64_t number, int64_t none);  // empty field for `none`
+  void end_row();
+  void row(const std::vector<std::string_view>& fields);
+
+ private:
+  std::ostream& out_;
+  bool first_ = true;
+};
+
+// Splits one CSV record; quoted fields may hold commas and doubled quotes.
+// Returns false on an unterminated quote.
+bool parse_csv_line(std::string_view line, std::vector<std::string>& fields);
+
+}  // namespace hpn

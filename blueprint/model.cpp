@@ -1,0 +1,68 @@
+#include "blueprint/model.h"
+
+namespace hpn {
+
+std::string_view to_string(Role role) {
+  switch (role) {
+    case Role::host: return "host";
+    case Role::tor: return "tor";
+    case Role::agg: return "agg";
+    case Role::core: return "core";
+    case Role::frontend: return "frontend";
+  }
+  return "?";
+}
+
+bool parse_role(std::string_view text, Role& out) {
+  for (Role r : {Role::host, Role::tor, Role::agg, Role::core, Role::frontend}) {
+    if (to_string(r) == text) {
+      out = r;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string_view to_string(CableKind kind) {
+  switch (kind) {
+    case CableKind::host_tor: return "host-tor";
+    case CableKind::tor_agg: return "tor-agg";
+    case CableKind::agg_core: return "agg-core";
+    case CableKind::frontend: return "frontend";
+  }
+  return "?";
+}
+
+std::string_view to_string(State state) { return state == State::active ? "active" : "backup"; }
+
+std::string_view to_string(PortUse use) {
+  switch (use) {
+    case PortUse::nic: return "nic";
+    case PortUse::host: return "host";
+    case PortUse::backup: return "backup";
+    case PortUse::uplink: return "uplink";
+    case PortUse::downlink: return "downlink";
+    case PortUse::cage: return "cage";
+    case PortUse::external: return "external";
+    case PortUse::spare: return "spare";
+  }
+  return "?";
+}
+
+std::string cable_label(const Blueprint& bp, const Cable& cable, bool a_end) {
+  const Device& near = bp.devices[a_end ? cable.a_device : cable.z_device];
+  const Device& far = bp.devices[a_end ? cable.z_device : cable.a_device];
+  const std::string& near_port = a_end ? cable.a_port : cable.z_port;
+  const std::string& far_port = a_end ? cable.z_port : cable.a_port;
+  std::string label;
+  label.reserve(96);
+  label.append(cable.id).append(" ").append(near.name).append(":").append(near_port);
+  label.append(" > ").append(far.name).append(":").append(far_port);
+  if (far.rack != kNone) {
+    label.append(" ").append(bp.racks[far.rack].name);
+    if (far.ru != kNone) label.append(" U").append(std::to_string(far.ru));
+  }
+  return label;
+}
+
+}  // namespace hpn

@@ -1,0 +1,141 @@
+// The blueprint: every device, port, cable, address and core rule of a planned
+// HPN fabric. Plain data; the planner fills it, the store persists it, and every
+// later stage (profiles, probe plans, the diff) reads it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hpn {
+
+// NULL in the database: the column does not apply to this row.
+inline constexpr int kNone = -1;
+
+enum class Role { host, tor, agg, core, frontend };
+enum class CableKind { host_tor, tor_agg, agg_core, frontend };
+enum class State { active, backup };
+
+std::string_view to_string(Role role);
+std::string_view to_string(CableKind kind);
+std::string_view to_string(State state);
+bool parse_role(std::string_view text, Role& out);
+
+struct Rack {
+  std::string name;
+  int hall = 0;
+  int row = 0;
+  int position = 0;
+  std::string purpose;  // "hosts", "network", "aggregation", "core"
+};
+
+struct Device {
+  std::string name;
+  Role role = Role::host;
+  int pod = kNone;
+  int segment = kNone;
+  int plane = kNone;
+  int rail = kNone;
+  uint32_t node_id = 0;  // IOAM / INT node ID, 24 bits
+  int rack = kNone;      // index into Blueprint::racks
+  int ru = kNone;        // lowest rack unit the device occupies, 1-based
+  State state = State::active;
+  int64_t asn = kNone;   // BGP ASN; hosts run no BGP
+};
+
+// What a port is for; lets readers tell an unused backup port from an uplink.
+enum class PortUse { nic, host, backup, uplink, downlink, cage, external, spare };
+std::string_view to_string(PortUse use);
+
+struct Port {
+  int device = 0;            // index into Blueprint::devices
+  std::string name;
+  uint16_t port_id = 0;      // interface ID reported in per-hop telemetry
+  int speed_gbps = 0;
+  int nic = kNone;           // host NIC number (0 = front end) on host ports
+  std::string breakout_of;   // parent cage of a breakout port, empty if none
+  PortUse use = PortUse::host;
+};
+
+struct Cable {
+  std::string id;
+  CableKind kind = CableKind::host_tor;
+  int a_device = 0;  // the lower tier: host, then ToR, then agg, then core
+  std::string a_port;
+  int z_device = 0;
+  std::string z_port;
+  int speed_gbps = 0;
+  State state = State::active;
+  int length_m = 0;
+  std::string media;
+};
+
+// Core switches forward by a fixed per-port rule (HPN §7): traffic for pod P
+// that arrives on in_port leaves on the port of P's group with the same index.
+struct CoreRule {
+  int core = 0;  // device index
+  std::string in_port;
+  int dst_pod = 0;
+  std::string out_port;
+  std::string fallback;  // what happens when out_port is down
+  std::string status;    // "active" when both pods exist, else "reserved"
+};
+
+// A layer-3 interface and its addresses: a host NIC bond, a ToR's gateway
+// toward its hosts, a switch loopback. Empty address: none of that family.
+struct Interface {
+  int device = 0;
+  std::string name;
+  std::string purpose;  // host, gateway, loopback
+  int nic = kNone;      // the host NIC a bond belongs to (0 = front end)
+  std::string ipv4;
+  int ipv4_len = 0;
+  std::string ipv6;
+  int ipv6_len = 0;
+};
+
+// The point-to-point addresses of a switch-to-switch cable: a /31 and a /127,
+// the lower address at the a-end.
+struct LinkAddresses {
+  int cable = 0;  // index into Blueprint::cables
+  std::string a_ipv4, z_ipv4;
+  int ipv4_len = 31;
+  std::string a_ipv6, z_ipv6;
+  int ipv6_len = 127;
+};
+
+struct BomLine {
+  std::string category;  // device, cable, optic
+  std::string part;
+  std::string media;
+  int length_m = 0;  // the stocked length bin, 0 where it does not apply
+  int64_t count = 0;
+};
+
+struct Warning {
+  std::string cable;
+  std::string message;
+};
+
+struct Blueprint {
+  std::string spec_name;
+  std::string spec_yaml;     // the spec it was made from, as given
+  std::string tool_version;
+  std::vector<Rack> racks;
+  std::vector<Device> devices;
+  std::vector<Port> ports;
+  std::vector<Cable> cables;
+  std::vector<CoreRule> core_rules;
+  std::vector<Interface> interfaces;
+  std::vector<LinkAddresses> links;
+  std::vector<BomLine> bom;
+  std::vector<Warning> warnings;
+};
+
+// The label printed for one end of a cable: the cable ID, this end, and where
+// the far end goes (device, port, rack and unit), e.g.
+// "C0H00001 host-p0-s00-h000:nic1p1 > tor-p0-s00-r1a:etp1a H0-R00-09 U47".
+std::string cable_label(const Blueprint& bp, const Cable& cable, bool a_end);
+
+}  // namespace hpn

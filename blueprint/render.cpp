@@ -1,0 +1,109 @@
+#include "blueprint/render.h"
+
+#include <nlohmann/json.hpp>
+
+#include "blueprint/csv.h"
+#include "blueprint/text_table.h"
+
+namespace hpn {
+
+bool parse_format(const std::string& text, OutputFormat& out) {
+  if (text == "table" || text == "text") out = OutputFormat::table;
+  else if (text == "json") out = OutputFormat::json;
+  else if (text == "csv") out = OutputFormat::csv;
+  else return false;
+  return true;
+}
+
+namespace {
+
+std::string opt(int v) { return v == kNone ? "" : std::to_string(v); }
+nlohmann::ordered_json opt_json(int64_t v) {
+  return v == kNone ? nlohmann::ordered_json() : nlohmann::ordered_json(v);
+}
+
+}  // namespace
+
+void render_devices(const std::vector<DeviceRow>& rows, OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::json) {
+    auto list = nlohmann::ordered_json::array();
+    for (const auto& d : rows) {
+      list.push_back({{"name", d.name}, {"role", d.role}, {"pod", opt_json(d.pod)},
+                      {"segment", opt_json(d.segment)}, {"plane", opt_json(d.plane)},
+                      {"rail", opt_json(d.rail)}, {"node_id", d.node_id}, {"rack", d.rack},
+                      {"ru", opt_json(d.ru)}, {"state", d.state}, {"asn", opt_json(d.asn)}});
+    }
+    out << list.dump(2) << '\n';
+    return;
+  }
+  const std::vector<std::string> header{"name", "role", "pod", "segment", "plane", "rail",
+                                        "node_id", "rack", "ru", "state", "asn"};
+  auto cells = [](const DeviceRow& d) {
+    return std::vector<std::string>{d.name, d.role, opt(d.pod), opt(d.segment), opt(d.plane),
+                                    opt(d.rail), std::to_string(d.node_id), d.rack, opt(d.ru),
+                                    d.state, d.asn == kNone ? "" : std::to_string(d.asn)};
+  };
+  if (format == OutputFormat::csv) {
+    CsvWriter w(out);
+    for (const auto& h : header) w.field(h);
+    w.end_row();
+    for (const auto& d : rows) {
+      for (const auto& c : cells(d)) w.field(c);
+      w.end_row();
+    }
+    return;
+  }
+  TextTable table(header);
+  for (const auto& d : rows) table.add(cells(d));
+  table.render(out);
+}
+
+void render_cables(const std::string& device, const std::vector<CableRow>& rows,
+                   OutputFormat format, std::ostream& out) {
+  struct View {
+    const CableRow* c;
+    std::string near_port, far_device, far_port, label;
+  };
+  std::vector<View> views;
+  for (const auto& c : rows) {
+    bool a = c.a_device == device;
+    views.push_back({&c, a ? c.a_port : c.z_port, a ? c.z_device : c.a_device,
+                     a ? c.z_port : c.a_port, a ? c.label_a : c.label_z});
+  }
+  if (format == OutputFormat::json) {
+    auto list = nlohmann::ordered_json::array();
+    for (const auto& v : views) {
+      list.push_back({{"cable_id", v.c->cable_id}, {"kind", v.c->kind},
+                      {"device", device}, {"port", v.near_port},
+                      {"far_device", v.far_device}, {"far_port", v.far_port},
+                      {"speed_gbps", v.c->speed_gbps}, {"state", v.c->state},
+                      {"length_m", v.c->length_m}, {"media", v.c->media}, {"label", v.label},
+                      {"a_device", v.c->a_device}, {"a_port", v.c->a_port},
+                      {"z_device", v.c->z_device}, {"z_port", v.c->z_port}});
+    }
+    out << list.dump(2) << '\n';
+    return;
+  }
+  const std::vector<std::string> header{"cable_id", "kind", "port", "far_device", "far_port",
+                                        "speed_gbps", "length_m", "media", "state"};
+  auto cells = [](const View& v) {
+    return std::vector<std::string>{v.c->cable_id, v.c->kind, v.near_port, v.far_device,
+                                    v.far_port, std::to_string(v.c->speed_gbps),
+                                    std::to_string(v.c->length_m), v.c->media, v.c->state};
+  };
+  if (format == OutputFormat::csv) {
+    CsvWriter w(out);
+    for (const auto& h : header) w.field(h);
+    w.end_row();
+    for (const auto& v : views) {
+      for (const auto& c : cells(v)) w.field(c);
+      w.end_row();
+    }
+    return;
+  }
+  TextTable table(header);
+  for (const auto& v : views) table.add(cells(v));
+  table.render(out);
+}
+
+}  // namespace hpn

@@ -1,0 +1,68 @@
+// blueprint.db: the SQLite form of a Blueprint (schema in schemas/blueprint.sql).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "blueprint/model.h"
+#include "blueprint/result.h"
+#include "blueprint/sqlite.h"
+
+namespace hpn {
+
+inline constexpr int kBlueprintSchemaVersion = 1;
+inline constexpr const char* kBlueprintFormat = "hpnctl-blueprint";
+
+// Writes `bp` into a new database file at `path` (which must not exist).
+Status write_blueprint_db(const Blueprint& bp, const std::string& path);
+
+// A device row as stored, with the rack by name.
+struct DeviceRow {
+  std::string name;
+  std::string role;
+  int pod = kNone, segment = kNone, plane = kNone, rail = kNone;
+  int64_t node_id = 0;
+  std::string rack;
+  int ru = kNone;
+  std::string state;
+  int64_t asn = kNone;
+};
+
+struct CableRow {
+  std::string cable_id, kind, a_device, a_port, z_device, z_port;
+  int speed_gbps = 0;
+  std::string state;
+  int length_m = 0;
+  std::string media, label_a, label_z;
+};
+
+struct DeviceFilter {
+  std::optional<std::string> role, state;
+  std::optional<int> pod, segment, plane, rail;
+};
+
+// Read access to a plan. open() checks that the file is a complete blueprint
+// of the schema version this build understands, so a missing, truncated or
+// foreign file is refused with a message instead of failing later.
+class BlueprintStore {
+ public:
+  // `dir` is a plan's output directory (or the path of a blueprint.db).
+  static Result<BlueprintStore> open(const std::string& dir);
+
+  const std::string& path() const { return path_; }
+  Result<std::string> meta(const std::string& key) const;
+  Result<std::vector<DeviceRow>> devices(const DeviceFilter& filter) const;
+  Result<std::optional<DeviceRow>> device(const std::string& name) const;
+  // Every cable with an end on `device` (and on `port`, when given).
+  Result<std::vector<CableRow>> cables_of(const std::string& device,
+                                          const std::optional<std::string>& port) const;
+  // Does the device have this port at all (cabled or not)?
+  Result<bool> has_port(const std::string& device, const std::string& port) const;
+
+ private:
+  std::string path_;
+  sql::Db db_;
+};
+
+}  // namespace hpn

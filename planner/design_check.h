@@ -1,0 +1,25 @@
+// The design rules of an HPN fabric, checked before anything is expanded.
+// Each violation is stated with its numbers, at the key that set it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "blueprint/result.h"
+#include "planner/spec.h"
+
+namespace hpn {
+
+// At most this many hosts in one plan: about 2M GPUs, far past any building
+// and well inside what one process expands in memory.
+inline constexpr int64_t kMaxHosts = 262144;
+
+// All violations, rendered as located diagnostics one after another.
+Status check_design(const Spec& spec);
+
+// Renders `message` at the first of `keys` the spec file set itself (a design
+// error is usually the user's change meeting a default), else unlocated.
+std::string design_error(const Spec& spec, const std::vector<std::string>& keys,
+                         const std::string& message);
+
+}  // namespace hpn

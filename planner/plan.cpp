@@ -1,0 +1,24 @@
+#include "planner/plan.h"
+
+#include "planner/design_check.h"
+#include "planner/expand.h"
+#include "planner/spec_loader.h"
+
+namespace hpn {
+
+Result<Spec> load_plan_spec(const std::optional<std::string>& path) {
+  return path ? load_spec_file(*path) : default_spec();
+}
+
+Result<Plan> make_plan(Spec spec, const std::string& tool_version) {
+  if (auto st = check_design(spec); !st) return st.error();
+  auto bp = expand(spec, tool_version);
+  if (!bp) return bp.error();
+  Plan plan;
+  plan.summary = summarize(spec, bp.value());
+  plan.blueprint = std::move(bp.value());
+  plan.spec = std::move(spec);
+  return plan;
+}
+
+}  // namespace hpn

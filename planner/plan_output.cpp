@@ -1,0 +1,208 @@
+#include "planner/plan_output.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <vector>
+
+#include "blueprint/csv.h"
+#include "blueprint/store.h"
+
+namespace hpn {
+
+namespace fs = std::filesystem;
+
+void write_cabling_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  w.row({"cable_id", "kind", "a_device", "a_port", "z_device", "z_port", "speed_gbps", "state",
+         "length_m", "media", "label_a", "label_z"});
+  for (const auto& c : bp.cables) {
+    w.field(c.id).field(to_string(c.kind)).field(bp.devices[c.a_device].name).field(c.a_port);
+    w.field(bp.devices[c.z_device].name).field(c.z_port).field(c.speed_gbps).field(to_string(c.state));
+    w.field(c.length_m).field(c.media).field(cable_label(bp, c, true)).field(cable_label(bp, c, false));
+    w.end_row();
+  }
+}
+
+void write_devices_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  w.row({"name", "role", "pod", "segment", "plane", "rail", "node_id", "rack", "ru", "state", "asn"});
+  for (const auto& d : bp.devices) {
+    w.field(d.name).field(to_string(d.role)).null_or(d.pod, kNone).null_or(d.segment, kNone);
+    w.null_or(d.plane, kNone).null_or(d.rail, kNone).field(int64_t{d.node_id});
+    w.field(d.rack == kNone ? std::string_view{} : std::string_view(bp.racks[d.rack].name));
+    w.null_or(d.ru, kNone).field(to_string(d.state)).null_or(d.asn, kNone);
+    w.end_row();
+  }
+}
+
+namespace {
+
+void write_ports_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  w.row({"device", "port", "port_id", "speed_gbps", "nic", "breakout_of", "use"});
+  for (const auto& p : bp.ports) {
+    w.field(bp.devices[p.device].name).field(p.name).field(int64_t{p.port_id}).field(p.speed_gbps);
+    w.null_or(p.nic, kNone).field(p.breakout_of).field(to_string(p.use));
+    w.end_row();
+  }
+}
+
+void write_interfaces_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  w.row({"device", "interface", "purpose", "nic", "ipv4", "ipv4_len", "ipv6", "ipv6_len"});
+  for (const auto& i : bp.interfaces) {
+    w.field(bp.devices[i.device].name).field(i.name).field(i.purpose).null_or(i.nic, kNone);
+    w.field(i.ipv4).null_or(i.ipv4_len, 0).field(i.ipv6).null_or(i.ipv6_len, 0);
+    w.end_row();
+  }
+}
+
+void write_links_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  w.row({"cable_id", "a_ipv4", "z_ipv4", "ipv4_len", "a_ipv6", "z_ipv6", "ipv6_len"});
+  for (const auto& l : bp.links) {
+    w.field(bp.cables[l.cable].id).field(l.a_ipv4).field(l.z_ipv4).field(l.ipv4_len);
+    w.field(l.a_ipv6).field(l.z_ipv6).field(l.ipv6_len);
+    w.end_row();
+  }
+}
+
+void write_core_rules_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  w.row({"core", "in_port", "dst_pod", "out_port", "fallback", "status"});
+  for (const auto& r : bp.core_rules) {
+    w.field(bp.devices[r.core].name).field(r.in_port).field(r.dst_pod).field(r.out_port);
+    w.field(r.fallback).field(r.status);
+    w.end_row();
+  }
+}
+
+void write_racks_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  w.row({"name", "hall", "row", "position", "purpose"});
+  for (const auto& r : bp.racks) {
+    w.field(r.name).field(r.hall).field(r.row).field(r.position).field(r.purpose);
+    w.end_row();
+  }
+}
+
+void write_bom_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  w.row({"category", "part", "media", "length_m", "count"});
+  for (const auto& b : bp.bom) {
+    w.field(b.category).field(b.part).field(b.media).null_or(b.length_m, 0).field(b.count);
+    w.end_row();
+  }
+}
+
+void write_warnings_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  w.row({"cable", "message"});
+  for (const auto& x : bp.warnings) {
+    w.field(x.cable).field(x.message);
+    w.end_row();
+  }
+}
+
+Status write_file(const fs::path& path, const std::function<void(std::ostream&)>& body) {
+  std::vector<char> buffer(1 << 20);
+  std::ofstream out;
+  out.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+  out.open(path, std::ios::binary | std::ios::trunc);
+  if (!out) return Error{fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno))};
+  body(out);
+  out.flush();
+  if (!out) return Error{fmt::format("{}: write failed: {}", path.string(), std::strerror(errno))};
+  out.close();
+  return {};
+}
+
+// Leftovers of runs that were killed half-way: ".NAME.tmp-PID" whose process is gone.
+void remove_stale(const fs::path& parent, const std::string& prefix) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(parent, ec)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) != 0) continue;
+    pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + prefix.size()));
+    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
+  }
+}
+
+Status check_target(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) return {};
+  if (!fs::is_directory(dir, ec)) {
+    return Error{fmt::format("{}: exists and is not a directory; refusing to replace it", dir.string())};
+  }
+  if (fs::exists(dir / "blueprint.db", ec) || fs::is_empty(dir, ec)) return {};
+  return Error{fmt::format("{}: exists and is not an hpnctl plan (no blueprint.db); refusing to "
+                           "replace it", dir.string())};
+}
+
+}  // namespace
+
+Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::string& dir_text,
+                  const ProgressFn& progress) {
+  fs::path dir = fs::path(dir_text).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();
+  if (auto st = check_target(dir); !st) return st;
+  fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) return Error{fmt::format("{}: cannot create: {}", parent.string(), ec.message())};
+  const std::string prefix = "." + dir.filename().string() + ".tmp-";
+  remove_stale(parent, prefix);
+  fs::path tmp = parent / (prefix + std::to_string(getpid()));
+  fs::remove_all(tmp, ec);
+  if (!fs::create_directory(tmp, ec)) {
+    return Error{fmt::format("{}: cannot create: {}", tmp.string(), ec ? ec.message() : "exists")};
+  }
+
+  auto abort = [&](const Error& e) -> Status {
+    std::error_code ignored;
+    fs::remove_all(tmp, ignored);
+    return e;
+  };
+  auto done = [&](const char* file) { if (progress) progress(file); };
+
+  if (auto st = write_blueprint_db(bp, (tmp / "blueprint.db").string()); !st) return abort(st.error());
+  done("blueprint.db");
+  const std::vector<std::pair<const char*, std::function<void(std::ostream&)>>> files{
+      {"cabling.csv", [&](std::ostream& o) { write_cabling_csv(bp, o); }},
+      {"devices.csv", [&](std::ostream& o) { write_devices_csv(bp, o); }},
+      {"ports.csv", [&](std::ostream& o) { write_ports_csv(bp, o); }},
+      {"interfaces.csv", [&](std::ostream& o) { write_interfaces_csv(bp, o); }},
+      {"links.csv", [&](std::ostream& o) { write_links_csv(bp, o); }},
+      {"core-rules.csv", [&](std::ostream& o) { write_core_rules_csv(bp, o); }},
+      {"racks.csv", [&](std::ostream& o) { write_racks_csv(bp, o); }},
+      {"bom.csv", [&](std::ostream& o) { write_bom_csv(bp, o); }},
+      {"warnings.csv", [&](std::ostream& o) { write_warnings_csv(bp, o); }},
+      {"summary.json", [&](std::ostream& o) { o << summary_json(summary).dump(2) << '\n'; }},
+      {"spec.yaml", [&](std::ostream& o) { o << bp.spec_yaml; }},
+  };
+  for (const auto& [name, body] : files) {
+    if (auto st = write_file(tmp / name, body); !st) return abort(st.error());
+    done(name);
+  }
+
+  if (fs::exists(dir, ec)) {
+    // Swap the new plan in with one atomic exchange, then drop the old one.
+    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
+      return abort(Error{fmt::format("{}: cannot replace: {}", dir.string(), std::strerror(errno))});
+    }
+    fs::remove_all(tmp, ec);
+  } else if (std::rename(tmp.c_str(), dir.c_str()) != 0) {
+    return abort(Error{fmt::format("{}: cannot create: {}", dir.string(), std::strerror(errno))});
+  }
+  return {};
+}
+
+}  // namespace hpn

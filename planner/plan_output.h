@@ -1,0 +1,28 @@
+// Writing a plan's output directory, all or nothing.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "blueprint/model.h"
+#include "blueprint/result.h"
+#include "planner/summary.h"
+
+namespace hpn {
+
+// Called as each file is done, for progress on a terminal.
+using ProgressFn = std::function<void(const std::string& file)>;
+
+// Writes blueprint.db, the CSV sheets, summary.json and spec.yaml into a
+// temporary sibling of `dir`, then swaps it into place in one rename. An
+// existing plan at `dir` is replaced; any other existing, non-empty
+// directory is refused. On failure nothing at `dir` changes.
+Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::string& dir,
+                  const ProgressFn& progress = {});
+
+// The CSV sheets, each as its own function so tests and other tools (the
+// lab's wiring file reader) share one definition of the columns.
+void write_cabling_csv(const Blueprint& bp, std::ostream& out);
+void write_devices_csv(const Blueprint& bp, std::ostream& out);
+
+}  // namespace hpn

@@ -1,0 +1,152 @@
+// The pod spec: every number of an HPN fabric, with the HPN paper's values as
+// defaults (examples/hpn-pod.yaml, built into the binary). See hpn-pod.yaml(5).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hpn {
+
+struct HostSpec {
+  int gpus = 0;
+  int backend_nics = 0;  // = rails
+  int ports_per_nic = 0;
+  int port_speed_gbps = 0;
+  bool frontend_nic = false;
+};
+
+struct SegmentSpec {
+  int active_hosts = 0;
+  int backup_hosts = 0;
+  bool dual_tor = true;
+  int tors = 0;
+  int hosts() const { return active_hosts + backup_hosts; }
+};
+
+struct TorSpec {
+  int radix = 0;
+  int port_speed_gbps = 0;
+  int breakout = 1;
+  int uplinks = 0;
+};
+
+struct PodLayoutSpec {
+  int segments = 0;
+  int planes = 0;
+};
+
+struct AggSpec {
+  int switches_per_plane = 0;
+  int radix = 0;
+  int port_speed_gbps = 0;
+  int downlinks = 0;
+  int uplinks = 0;
+};
+
+struct CoreSpec {
+  int radix = 0;
+  int port_speed_gbps = 0;
+  int pods_planned = 0;
+};
+
+struct FrontendSpec {
+  bool enabled = false;
+  int hosts_per_leaf_pair = 0;
+  int radix = 0;
+  int port_speed_gbps = 0;
+  int breakout = 1;
+  int uplinks = 0;
+};
+
+struct AddressingSpec {
+  std::string backend_ipv4, backend_ipv6, frontend_ipv4, frontend_ipv6;
+  std::string loopback_ipv4, loopback_ipv6, link_ipv4, link_ipv6;
+  int first_host_offset = 0;
+};
+
+struct AsnSpec {
+  int64_t core = 0, agg_first = 0, tor_first = 0, frontend_first = 0, last = 0;
+};
+
+struct IdRange {
+  int64_t first = 0, last = 0;
+};
+
+struct NodeIdSpec {
+  IdRange core, agg, tor, frontend, host;
+};
+
+struct NamingSpec {
+  std::string host, tor, agg, core, frontend, host_port, switch_port, cable, rack;
+};
+
+struct LayoutSpec {
+  int pods_per_hall = 1;
+  double hall_spacing_m = 0;
+  int core_hall = 0;
+  int racks_per_row = 0;
+  double row_pitch_m = 0;
+  double rack_width_m = 0;
+  int rack_units = 0;
+  int hosts_per_rack = 0;
+  int host_units = 0;
+  int switch_units = 0;
+  int aggs_per_rack = 0;
+  int cores_per_rack = 0;
+};
+
+struct MediaRule {
+  std::optional<double> max_length_m;  // none: matches any length
+  std::string media;
+};
+
+struct OpticPart {
+  std::string media;
+  int speed_gbps = 0;
+  std::string part;
+};
+
+struct MediaSpec {
+  double slack_m = 0;
+  double same_rack_slack_m = 0;
+  double vertical_m_per_ru = 0;
+  double multimode_limit_m = 0;
+  std::vector<MediaRule> rules;
+  std::vector<double> length_bins_m;
+  std::vector<OpticPart> optics;
+};
+
+// Where a key sat in the spec file, for errors that point at it.
+struct SourceLocation {
+  int line = 0;    // 1-based
+  int column = 0;  // 1-based
+};
+
+struct Spec {
+  int version = 1;
+  std::string name;
+  HostSpec host;
+  SegmentSpec segment;
+  TorSpec tor;
+  PodLayoutSpec pod;
+  AggSpec aggregation;
+  CoreSpec core;
+  int pods = 0;  // fabric.pods
+  FrontendSpec frontend;
+  AddressingSpec addressing;
+  AsnSpec asn;
+  NodeIdSpec node_ids;
+  NamingSpec naming;
+  LayoutSpec layout;
+  MediaSpec media;
+
+  // Provenance, for errors and for the blueprint's record of its spec.
+  std::string source_name;  // the file name, or "<default>"
+  std::string source_text;
+  std::map<std::string, SourceLocation> locations;  // "tor.uplinks" -> where
+};
+
+}  // namespace hpn

@@ -1,0 +1,137 @@
+-- blueprint.db: the complete plan of an HPN fabric, written by `hpnctl plan`.
+-- Schema version 1 (PRAGMA user_version). NULL where a column does not apply.
+-- The tables are created first and filled; the indexes after the marker below
+-- are built once the rows are in, which is several times faster than keeping
+-- them up to date row by row.
+
+-- Provenance: format, schema_version, tool_version, spec_name, spec_yaml.
+CREATE TABLE meta (
+  key   TEXT NOT NULL,
+  value TEXT NOT NULL
+);
+
+-- Physical racks: hall (building), row and position in the row.
+CREATE TABLE racks (
+  name     TEXT NOT NULL,
+  hall     INTEGER NOT NULL,
+  row      INTEGER NOT NULL,
+  position INTEGER NOT NULL,
+  purpose  TEXT NOT NULL            -- hosts | network | aggregation | core
+);
+
+-- Every device. role: host | tor | agg | core | frontend; state: active | backup.
+-- pod and segment are 0-based, plane and rail 1-based (rail r = back-end NIC r).
+-- node_id is the per-hop telemetry node ID (24 bits); asn is NULL for hosts.
+CREATE TABLE devices (
+  name     TEXT NOT NULL,
+  role     TEXT NOT NULL CHECK (role IN ('host', 'tor', 'agg', 'core', 'frontend')),
+  pod      INTEGER,
+  segment  INTEGER,
+  plane    INTEGER,
+  rail     INTEGER,
+  node_id  INTEGER NOT NULL CHECK (node_id BETWEEN 0 AND 16777214),
+  rack     TEXT,
+  ru       INTEGER,
+  state    TEXT NOT NULL CHECK (state IN ('active', 'backup')),
+  asn      INTEGER
+);
+
+-- Every port. port_id is the interface ID reported in telemetry (16 bits,
+-- unique per device). nic is set on host NIC ports (0 = front-end NIC).
+-- breakout_of names the parent cage of a breakout port. use: nic | host |
+-- backup | uplink | downlink | spare | cage (a broken-out parent) | external (cabled
+-- outside this plan, e.g. front-end leaf uplinks).
+CREATE TABLE ports (
+  device      TEXT NOT NULL,
+  port        TEXT NOT NULL,
+  port_id     INTEGER NOT NULL CHECK (port_id BETWEEN 0 AND 65534),
+  speed_gbps  INTEGER NOT NULL,
+  nic         INTEGER,
+  breakout_of TEXT,
+  use         TEXT NOT NULL
+);
+
+-- One row per cable; the a-end is on the lower tier (host, ToR, agg, core).
+-- kind: host-tor | tor-agg | agg-core | frontend; state: active | backup.
+CREATE TABLE cables (
+  cable_id   TEXT NOT NULL,
+  kind       TEXT NOT NULL CHECK (kind IN ('host-tor', 'tor-agg', 'agg-core', 'frontend')),
+  a_device   TEXT NOT NULL,
+  a_port     TEXT NOT NULL,
+  z_device   TEXT NOT NULL,
+  z_port     TEXT NOT NULL,
+  speed_gbps INTEGER NOT NULL,
+  state      TEXT NOT NULL CHECK (state IN ('active', 'backup')),
+  length_m   INTEGER NOT NULL,
+  media      TEXT NOT NULL,
+  label_a    TEXT NOT NULL,
+  label_z    TEXT NOT NULL
+);
+
+-- Core forwarding (HPN §7): traffic for dst_pod arriving on in_port leaves on
+-- out_port, the same index in dst_pod's port group; fallback applies when
+-- out_port is down. status: active (both pods built) | reserved.
+CREATE TABLE core_rules (
+  core     TEXT NOT NULL,
+  in_port  TEXT NOT NULL,
+  dst_pod  INTEGER NOT NULL,
+  out_port TEXT NOT NULL,
+  fallback TEXT NOT NULL,
+  status   TEXT NOT NULL
+);
+
+-- Layer-3 interfaces. purpose: host (a NIC bond; nic 0 is the front end),
+-- gateway (a ToR's or front-end leaf's address toward its hosts), loopback.
+CREATE TABLE interfaces (
+  device    TEXT NOT NULL,
+  interface TEXT NOT NULL,
+  purpose   TEXT NOT NULL,
+  nic       INTEGER,
+  ipv4      TEXT,
+  ipv4_len  INTEGER,
+  ipv6      TEXT,
+  ipv6_len  INTEGER
+);
+
+-- Point-to-point addresses of every switch-to-switch cable (tor-agg,
+-- agg-core): the lower address of each pair at the cable's a-end.
+CREATE TABLE links (
+  cable_id TEXT NOT NULL,
+  a_ipv4   TEXT NOT NULL,
+  z_ipv4   TEXT NOT NULL,
+  ipv4_len INTEGER NOT NULL,
+  a_ipv6   TEXT NOT NULL,
+  z_ipv6   TEXT NOT NULL,
+  ipv6_len INTEGER NOT NULL
+);
+
+-- Bill of materials. category: device | cable | optic; length_m is the
+-- stocked length bin of a cable, NULL otherwise.
+CREATE TABLE bom (
+  category TEXT NOT NULL,
+  part     TEXT NOT NULL,
+  media    TEXT,
+  length_m INTEGER,
+  count    INTEGER NOT NULL
+);
+
+-- Physical-plan warnings, e.g. a run beyond the multimode limit.
+CREATE TABLE warnings (
+  cable   TEXT,
+  message TEXT NOT NULL
+);
+
+-- @indexes
+CREATE UNIQUE INDEX meta_key ON meta (key);
+CREATE UNIQUE INDEX racks_name ON racks (name);
+CREATE UNIQUE INDEX devices_name ON devices (name);
+CREATE UNIQUE INDEX devices_node_id ON devices (node_id);
+CREATE INDEX devices_place ON devices (role, pod, segment);
+CREATE UNIQUE INDEX ports_device_port ON ports (device, port);
+CREATE UNIQUE INDEX ports_device_port_id ON ports (device, port_id);
+CREATE UNIQUE INDEX cables_id ON cables (cable_id);
+CREATE UNIQUE INDEX cables_a ON cables (a_device, a_port);
+CREATE UNIQUE INDEX cables_z ON cables (z_device, z_port);
+CREATE UNIQUE INDEX core_rules_key ON core_rules (core, in_port, dst_pod);
+CREATE UNIQUE INDEX interfaces_key ON interfaces (device, interface);
+CREATE UNIQUE INDEX links_cable ON links (cable_id);
