@@ -49,6 +49,13 @@ std::string_view to_string(PortUse use) {
   return "?";
 }
 
+int Panel::find(std::string_view port) const {
+  for (size_t i = 0; i < ports.size(); ++i) {
+    if (ports[i].name == port) return static_cast<int>(i);
+  }
+  return -1;
+}
+
 std::string cable_label(const Blueprint& bp, const Cable& cable, bool a_end) {
   const Device& near = bp.devices[a_end ? cable.a_device : cable.z_device];
   const Device& far = bp.devices[a_end ? cable.z_device : cable.a_device];

@@ -42,20 +42,30 @@ struct Device {
   int ru = kNone;        // lowest rack unit the device occupies, 1-based
   State state = State::active;
   int64_t asn = kNone;   // BGP ASN; hosts run no BGP
+  int panel = 0;         // index into Blueprint::panels
 };
 
 // What a port is for; lets readers tell an unused backup port from an uplink.
 enum class PortUse { nic, host, backup, uplink, downlink, cage, external, spare };
 std::string_view to_string(PortUse use);
 
-struct Port {
-  int device = 0;            // index into Blueprint::devices
+// One port of a front panel. Devices of one model share their panel, so the
+// ports of 240 ToRs are stored once, not 240 times (NetBox's device types do
+// the same); the `ports` view of blueprint.db lists them per device.
+struct PanelPort {
   std::string name;
   uint16_t port_id = 0;      // interface ID reported in per-hop telemetry
   int speed_gbps = 0;
   int nic = kNone;           // host NIC number (0 = front end) on host ports
   std::string breakout_of;   // parent cage of a breakout port, empty if none
   PortUse use = PortUse::host;
+};
+
+struct Panel {
+  std::string name;  // "host", "tor", "agg", "core", "frontend"
+  std::vector<PanelPort> ports;
+  // The index of a port by name, or -1.
+  int find(std::string_view port) const;
 };
 
 struct Cable {
@@ -124,7 +134,7 @@ struct Blueprint {
   std::string tool_version;
   std::vector<Rack> racks;
   std::vector<Device> devices;
-  std::vector<Port> ports;
+  std::vector<Panel> panels;
   std::vector<Cable> cables;
   std::vector<CoreRule> core_rules;
   std::vector<Interface> interfaces;

@@ -88,4 +88,83 @@ int64_t Stmt::integer_or(int column, int64_t none) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL ? none : integer(column);
 }
 
+std::string BatchInsert::sql_for(int rows) const {
+  std::string one = "(";
+  for (int c = 0; c < columns_; ++c) one += c ? ",?" : "?";
+  one += ")";
+  std::string sql = "INSERT INTO " + table_ + " VALUES ";
+  for (int r = 0; r < rows; ++r) sql += (r ? "," : "") + one;
+  return sql;
+}
+
+BatchInsert::BatchInsert(const Db& db, std::string table, int columns, int batch)
+    : db_(db), table_(std::move(table)), columns_(columns), batch_(batch),
+      full_(db, sql_for(batch)) {
+  ok_ = full_.ok();
+  pending_.reserve(static_cast<size_t>(columns) * batch);
+}
+
+int BatchInsert::next_index() { return rows_ * columns_ + column_++ + 1; }
+
+BatchInsert& BatchInsert::text(std::string_view value) {
+  pending_.push_back({Value::text, value, 0});
+  full_.bind(next_index(), value);
+  return *this;
+}
+
+BatchInsert& BatchInsert::text_or_null(std::string_view value) {
+  if (value.empty()) {
+    pending_.push_back({Value::null, {}, 0});
+    full_.bind_null(next_index());
+    return *this;
+  }
+  return text(value);
+}
+
+BatchInsert& BatchInsert::integer(int64_t value) {
+  pending_.push_back({Value::integer, {}, value});
+  full_.bind(next_index(), value);
+  return *this;
+}
+
+BatchInsert& BatchInsert::integer_or_null(int64_t value, int64_t none) {
+  if (value == none) {
+    pending_.push_back({Value::null, {}, 0});
+    full_.bind_null(next_index());
+    return *this;
+  }
+  return integer(value);
+}
+
+bool BatchInsert::run(Stmt& stmt) {
+  stmt.step();
+  if (stmt.failed()) ok_ = false;
+  stmt.reset();
+  return ok_;
+}
+
+bool BatchInsert::end_row() {
+  column_ = 0;
+  if (++rows_ < batch_) return ok_;
+  rows_ = 0;
+  pending_.clear();
+  return ok_ && run(full_);
+}
+
+bool BatchInsert::flush() {
+  if (!ok_ || rows_ == 0) return ok_;
+  Stmt tail(db_, sql_for(rows_));
+  if (!tail.ok()) return ok_ = false;
+  for (size_t i = 0; i < pending_.size(); ++i) {
+    const Value& v = pending_[i];
+    int index = static_cast<int>(i) + 1;
+    if (v.kind == Value::text) tail.bind(index, v.s);
+    else if (v.kind == Value::integer) tail.bind(index, v.i);
+    else tail.bind_null(index);
+  }
+  rows_ = 0;
+  pending_.clear();
+  return run(tail);
+}
+
 }  // namespace hpn::sql

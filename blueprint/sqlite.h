@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "blueprint/result.h"
 
@@ -55,6 +56,44 @@ class Stmt {
  private:
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
+};
+
+// Bulk insertion: rows are bound into one multi-row INSERT of `batch` rows,
+// which costs SQLite far less per row than one statement per row. Text is
+// bound without copying: it must stay alive until flush() (the blueprint
+// being written does).
+class BatchInsert {
+ public:
+  BatchInsert(const Db& db, std::string table, int columns, int batch = 64);
+  BatchInsert& text(std::string_view value);
+  BatchInsert& text_or_null(std::string_view value);  // empty -> NULL
+  BatchInsert& integer(int64_t value);
+  BatchInsert& integer_or_null(int64_t value, int64_t none);
+  // Ends a row; runs the batch when it is full. False after an error.
+  bool end_row();
+  // Runs the rows still pending. False after an error.
+  bool flush();
+
+ private:
+  int next_index();
+  bool run(Stmt& stmt);
+  std::string sql_for(int rows) const;
+
+  const Db& db_;
+  std::string table_;
+  int columns_;
+  int batch_;
+  Stmt full_;
+  int rows_ = 0;
+  int column_ = 0;
+  bool ok_ = true;
+  // Values of the rows not yet run, for the smaller statement at flush().
+  struct Value {
+    enum { text, integer, null } kind;
+    std::string_view s;
+    int64_t i;
+  };
+  std::vector<Value> pending_;
 };
 
 }  // namespace hpn::sql

@@ -29,121 +29,117 @@ Status fail(const sql::Db& db, std::string_view what) {
 
 Status write_rows(const Blueprint& bp, const sql::Db& db) {
   auto name_of = [&](int device) -> const std::string& { return bp.devices[device].name; };
+  auto rack_of = [&](int device) -> std::string_view {
+    int rack = bp.devices[device].rack;
+    return rack == kNone ? std::string_view() : std::string_view(bp.racks[rack].name);
+  };
+  const std::string schema_version = std::to_string(kBlueprintSchemaVersion);
   {
-    sql::Stmt s(db, "INSERT INTO meta VALUES (?, ?)");
-    const std::array<std::pair<std::string_view, std::string>, 5> rows{{
+    sql::BatchInsert meta(db, "meta", 2, 1);
+    const std::array<std::pair<std::string_view, std::string_view>, 5> rows{{
         {"format", kBlueprintFormat},
-        {"schema_version", std::to_string(kBlueprintSchemaVersion)},
+        {"schema_version", schema_version},
         {"tool_version", bp.tool_version},
         {"spec_name", bp.spec_name},
         {"spec_yaml", bp.spec_yaml},
     }};
-    for (const auto& [k, v] : rows) {
-      s.bind(1, k).bind(2, v);
-      s.step();
-      if (s.failed()) return fail(db, "meta");
-      s.reset();
-    }
+    for (const auto& [k, v] : rows) meta.text(k).text(v).end_row();
+    if (!meta.flush()) return fail(db, "meta");
   }
   {
-    sql::Stmt s(db, "INSERT INTO racks VALUES (?, ?, ?, ?, ?)");
+    sql::BatchInsert racks(db, "racks", 5);
     for (const auto& r : bp.racks) {
-      s.bind(1, r.name).bind(2, r.hall).bind(3, r.row).bind(4, r.position).bind(5, r.purpose);
-      s.step();
-      if (s.failed()) return fail(db, "racks");
-      s.reset();
+      racks.text(r.name).integer(r.hall).integer(r.row).integer(r.position).text(r.purpose).end_row();
     }
+    if (!racks.flush()) return fail(db, "racks");
   }
   {
-    sql::Stmt s(db, "INSERT INTO devices VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    sql::BatchInsert devices(db, "devices", 12);
     for (const auto& d : bp.devices) {
-      s.bind(1, d.name).bind(2, to_string(d.role));
-      s.bind_or_null(3, d.pod, kNone).bind_or_null(4, d.segment, kNone);
-      s.bind_or_null(5, d.plane, kNone).bind_or_null(6, d.rail, kNone);
-      s.bind(7, static_cast<int64_t>(d.node_id));
-      if (d.rack == kNone) s.bind_null(8); else s.bind(8, bp.racks[d.rack].name);
-      s.bind_or_null(9, d.ru, kNone).bind(10, to_string(d.state)).bind_or_null(11, d.asn, kNone);
-      s.step();
-      if (s.failed()) return fail(db, "devices");
-      s.reset();
+      devices.text(d.name).text(to_string(d.role)).integer_or_null(d.pod, kNone);
+      devices.integer_or_null(d.segment, kNone).integer_or_null(d.plane, kNone);
+      devices.integer_or_null(d.rail, kNone).integer(d.node_id);
+      devices.text_or_null(d.rack == kNone ? std::string_view() : bp.racks[d.rack].name);
+      devices.integer_or_null(d.ru, kNone).text(to_string(d.state)).integer_or_null(d.asn, kNone);
+      devices.text(bp.panels[d.panel].name);
+      if (!devices.end_row()) return fail(db, "devices");
     }
+    if (!devices.flush()) return fail(db, "devices");
   }
   {
-    sql::Stmt s(db, "INSERT INTO ports VALUES (?, ?, ?, ?, ?, ?, ?)");
-    for (const auto& p : bp.ports) {
-      s.bind(1, name_of(p.device)).bind(2, p.name).bind(3, p.port_id).bind(4, p.speed_gbps);
-      s.bind_or_null(5, p.nic, kNone);
-      if (p.breakout_of.empty()) s.bind_null(6); else s.bind(6, p.breakout_of);
-      s.bind(7, to_string(p.use));
-      s.step();
-      if (s.failed()) return fail(db, "ports");
-      s.reset();
+    sql::BatchInsert panels(db, "panels", 8);
+    for (const auto& panel : bp.panels) {
+      int seq = 0;
+      for (const auto& p : panel.ports) {
+        panels.text(panel.name).integer(seq++).text(p.name).integer(p.port_id).integer(p.speed_gbps);
+        panels.integer_or_null(p.nic, kNone).text_or_null(p.breakout_of).text(to_string(p.use));
+        if (!panels.end_row()) return fail(db, "panels");
+      }
     }
+    if (!panels.flush()) return fail(db, "panels");
   }
   {
-    sql::Stmt s(db, "INSERT INTO cables VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+    constexpr int kBatch = 64;
+    sql::BatchInsert cables(db, "cables", 16, kBatch);
+    // Labels are made here; bound without copying, they must outlive the batch.
+    std::vector<std::string> labels(2 * kBatch);
+    size_t row = 0;
     for (const auto& c : bp.cables) {
-      s.bind(1, c.id).bind(2, to_string(c.kind)).bind(3, name_of(c.a_device)).bind(4, c.a_port);
-      s.bind(5, name_of(c.z_device)).bind(6, c.z_port).bind(7, c.speed_gbps);
-      s.bind(8, to_string(c.state)).bind(9, c.length_m).bind(10, c.media);
-      std::string label_a = cable_label(bp, c, true), label_z = cable_label(bp, c, false);
-      s.bind(11, label_a).bind(12, label_z);
-      s.step();
-      if (s.failed()) return fail(db, "cables");
-      s.reset();
+      std::string& label_a = labels[2 * (row % kBatch)];
+      std::string& label_z = labels[2 * (row % kBatch) + 1];
+      ++row;
+      label_a = cable_label(bp, c, true);
+      label_z = cable_label(bp, c, false);
+      cables.text(c.id).text(to_string(c.kind)).text(name_of(c.a_device)).text(c.a_port);
+      cables.text(name_of(c.z_device)).text(c.z_port).integer(c.speed_gbps).text(to_string(c.state));
+      cables.integer(c.length_m).text(c.media);
+      cables.text(rack_of(c.a_device)).integer(bp.devices[c.a_device].ru);
+      cables.text(rack_of(c.z_device)).integer(bp.devices[c.z_device].ru);
+      cables.text(label_a).text(label_z);
+      if (!cables.end_row()) return fail(db, "cables");
     }
+    if (!cables.flush()) return fail(db, "cables");
   }
   {
-    sql::Stmt s(db, "INSERT INTO core_rules VALUES (?, ?, ?, ?, ?, ?)");
+    sql::BatchInsert rules(db, "core_rules", 6);
     for (const auto& r : bp.core_rules) {
-      s.bind(1, name_of(r.core)).bind(2, r.in_port).bind(3, r.dst_pod).bind(4, r.out_port);
-      s.bind(5, r.fallback).bind(6, r.status);
-      s.step();
-      if (s.failed()) return fail(db, "core_rules");
-      s.reset();
+      rules.text(name_of(r.core)).text(r.in_port).integer(r.dst_pod).text(r.out_port);
+      rules.text(r.fallback).text(r.status);
+      if (!rules.end_row()) return fail(db, "core_rules");
     }
+    if (!rules.flush()) return fail(db, "core_rules");
   }
   {
-    sql::Stmt s(db, "INSERT INTO interfaces VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+    sql::BatchInsert interfaces(db, "interfaces", 8);
     for (const auto& i : bp.interfaces) {
-      s.bind(1, name_of(i.device)).bind(2, i.name).bind(3, i.purpose).bind_or_null(4, i.nic, kNone);
-      if (i.ipv4.empty()) s.bind_null(5).bind_null(6); else s.bind(5, i.ipv4).bind(6, i.ipv4_len);
-      if (i.ipv6.empty()) s.bind_null(7).bind_null(8); else s.bind(7, i.ipv6).bind(8, i.ipv6_len);
-      s.step();
-      if (s.failed()) return fail(db, "interfaces");
-      s.reset();
+      interfaces.text(name_of(i.device)).text(i.name).text(i.purpose).integer_or_null(i.nic, kNone);
+      interfaces.text_or_null(i.ipv4).integer_or_null(i.ipv4_len, 0);
+      interfaces.text_or_null(i.ipv6).integer_or_null(i.ipv6_len, 0);
+      if (!interfaces.end_row()) return fail(db, "interfaces");
     }
+    if (!interfaces.flush()) return fail(db, "interfaces");
   }
   {
-    sql::Stmt s(db, "INSERT INTO links VALUES (?, ?, ?, ?, ?, ?, ?)");
+    sql::BatchInsert links(db, "links", 7);
     for (const auto& l : bp.links) {
-      s.bind(1, bp.cables[l.cable].id).bind(2, l.a_ipv4).bind(3, l.z_ipv4).bind(4, l.ipv4_len);
-      s.bind(5, l.a_ipv6).bind(6, l.z_ipv6).bind(7, l.ipv6_len);
-      s.step();
-      if (s.failed()) return fail(db, "links");
-      s.reset();
+      links.text(bp.cables[l.cable].id).text(l.a_ipv4).text(l.z_ipv4).integer(l.ipv4_len);
+      links.text(l.a_ipv6).text(l.z_ipv6).integer(l.ipv6_len);
+      if (!links.end_row()) return fail(db, "links");
     }
+    if (!links.flush()) return fail(db, "links");
   }
   {
-    sql::Stmt s(db, "INSERT INTO bom VALUES (?, ?, ?, ?, ?)");
+    sql::BatchInsert bom(db, "bom", 5);
     for (const auto& b : bp.bom) {
-      s.bind(1, b.category).bind(2, b.part);
-      if (b.media.empty()) s.bind_null(3); else s.bind(3, b.media);
-      s.bind_or_null(4, b.length_m, 0).bind(5, b.count);
-      s.step();
-      if (s.failed()) return fail(db, "bom");
-      s.reset();
+      bom.text(b.category).text(b.part).text_or_null(b.media).integer_or_null(b.length_m, 0);
+      bom.integer(b.count).end_row();
     }
+    if (!bom.flush()) return fail(db, "bom");
   }
   {
-    sql::Stmt s(db, "INSERT INTO warnings VALUES (?, ?)");
-    for (const auto& w : bp.warnings) {
-      if (w.cable.empty()) s.bind_null(1); else s.bind(1, w.cable);
-      s.bind(2, w.message);
-      s.step();
-      if (s.failed()) return fail(db, "warnings");
-      s.reset();
-    }
+    sql::BatchInsert warnings(db, "warnings", 2);
+    for (const auto& w : bp.warnings) warnings.text_or_null(w.cable).text(w.message).end_row();
+    if (!warnings.flush()) return fail(db, "warnings");
   }
   return {};
 }
@@ -182,7 +178,8 @@ Status write_blueprint_db(const Blueprint& bp, const std::string& path) {
   // only when complete, so no journal is needed while it is filled.
   auto [tables, indexes] = split_schema();
   for (auto step : {std::string_view("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                                     " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-200000;"),
+                                     " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;"
+                                     " PRAGMA temp_store=MEMORY; PRAGMA page_size=16384;"),
                     std::string_view("BEGIN"), tables}) {
     if (auto st = db.exec(step); !st) return Error{"writing blueprint: " + st.error().message};
   }

@@ -60,21 +60,58 @@ Result<Prefix> parse_prefix(const std::string& text, int family) {
   return p;
 }
 
+// Plans format hundreds of thousands of addresses; inet_ntop's printf
+// machinery dominated expansion, so both forms are written by hand. IPv6
+// follows RFC 5952: lowercase, no leading zeros, the longest run (the first
+// of equals) of two or more zero groups as "::".
 std::string format_address(int family, u128 address) {
-  char buffer[INET6_ADDRSTRLEN] = {};
+  char buffer[48];
+  char* p = buffer;
   if (family == 4) {
-    in_addr a{};
-    a.s_addr = htonl(static_cast<uint32_t>(address));
-    inet_ntop(AF_INET, &a, buffer, sizeof buffer);
-  } else {
-    in6_addr a{};
-    for (int i = 15; i >= 0; --i) {
-      a.s6_addr[i] = static_cast<unsigned char>(address & 0xff);
-      address >>= 8;
+    for (int shift = 24; shift >= 0; shift -= 8) {
+      unsigned octet = static_cast<unsigned>(address >> shift) & 0xff;
+      if (octet >= 100) *p++ = static_cast<char>('0' + octet / 100);
+      if (octet >= 10) *p++ = static_cast<char>('0' + octet / 10 % 10);
+      *p++ = static_cast<char>('0' + octet % 10);
+      if (shift) *p++ = '.';
     }
-    inet_ntop(AF_INET6, &a, buffer, sizeof buffer);
+    return std::string(buffer, p);
   }
-  return buffer;
+  unsigned group[8];
+  for (int i = 0; i < 8; ++i) group[i] = static_cast<unsigned>(address >> (112 - 16 * i)) & 0xffff;
+  int best = -1, best_len = 1;
+  for (int i = 0; i < 8;) {
+    if (group[i] != 0) {
+      ++i;
+      continue;
+    }
+    int j = i;
+    while (j < 8 && group[j] == 0) ++j;
+    if (j - i > best_len) {
+      best = i;
+      best_len = j - i;
+    }
+    i = j;
+  }
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 8; ++i) {
+    if (i == best) {
+      *p++ = ':';
+      if (i == 0) *p++ = ':';
+      i += best_len - 1;
+      continue;
+    }
+    bool started = false;
+    for (int shift = 12; shift >= 0; shift -= 4) {
+      unsigned nibble = (group[i] >> shift) & 0xf;
+      if (nibble || started || shift == 0) {
+        *p++ = kHex[nibble];
+        started = true;
+      }
+    }
+    if (i < 7) *p++ = ':';
+  }
+  return std::string(buffer, p);
 }
 
 int prefix_for(int family, uint64_t addresses) {

@@ -8,7 +8,7 @@
 
 namespace hpn {
 
-using u128 = unsigned __int128;
+__extension__ typedef unsigned __int128 u128;
 
 struct Prefix {
   int family = 4;  // 4 or 6

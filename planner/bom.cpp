@@ -8,6 +8,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace hpn {
 namespace {
@@ -47,50 +48,51 @@ Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint
     ++counts[{0, part, "", 0}];
   }
 
-  // Finding a cable end's port: a device's ports are contiguous in bp.ports
-  // and devices of one role share a panel, so a name -> offset table per role
-  // (checked against the actual row, with a scan as the fallback) finds it.
-  std::vector<size_t> first_port(bp.devices.size() + 1, bp.ports.size());
-  for (size_t i = bp.ports.size(); i-- > 0;) first_port[bp.ports[i].device] = i;
-  for (size_t d = bp.devices.size(); d-- > 0;) first_port[d] = std::min(first_port[d], first_port[d + 1]);
-  std::map<Role, std::unordered_map<std::string, size_t>> offsets;
-  for (size_t d = 0; d < bp.devices.size(); ++d) {
-    auto [it, fresh] = offsets.try_emplace(bp.devices[d].role);
-    if (!fresh) continue;
-    for (size_t i = first_port[d]; i < first_port[d + 1]; ++i) it->second.emplace(bp.ports[i].name, i - first_port[d]);
+  // A cable end's port, through its device's panel.
+  std::vector<std::unordered_map<std::string_view, size_t>> by_name(bp.panels.size());
+  for (size_t p = 0; p < bp.panels.size(); ++p) {
+    for (size_t i = 0; i < bp.panels[p].ports.size(); ++i) by_name[p].emplace(bp.panels[p].ports[i].name, i);
   }
-  auto find_port = [&](int device, const std::string& name) -> const Port* {
-    const auto& table = offsets[bp.devices[device].role];
+  auto port_index = [&](int device, std::string_view name) -> int {
+    const auto& table = by_name[bp.devices[device].panel];
     auto it = table.find(name);
-    if (it != table.end()) {
-      size_t i = first_port[device] + it->second;
-      if (i < first_port[device + 1] && bp.ports[i].name == name) return &bp.ports[i];
-    }
-    for (size_t i = first_port[device]; i < first_port[device + 1]; ++i) {
-      if (bp.ports[i].name == name) return &bp.ports[i];
-    }
-    return nullptr;
+    return it == table.end() ? -1 : static_cast<int>(it->second);
   };
   std::map<std::pair<std::string, int>, std::string> parts;
   for (const auto& o : spec.media.optics) parts[{o.media, o.speed_gbps}] = o.part;
-  std::set<std::pair<int, std::string>> cages_with_optic;
 
-  auto optic = [&](const Cable& c, int device, const std::string& port) -> Status {
-    const Port* p = find_port(device, port);
-    int speed = c.speed_gbps;
-    std::string note;
-    if (p && !p->breakout_of.empty()) {
-      // A sub-port of a broken-out cage: one optic in the cage serves all.
-      if (!cages_with_optic.insert({device, p->breakout_of}).second) return {};
-      if (const Port* cage = find_port(device, p->breakout_of)) speed = cage->speed_gbps;
-      note = fmt::format(" ({}x{}G breakout)", speed / c.speed_gbps, c.speed_gbps);
+  // Counted by small integer keys first (hundreds of thousands of cables),
+  // named once at the end.
+  std::vector<std::string> media_names;
+  auto media_index = [&](const std::string& m) -> uint64_t {
+    for (size_t i = 0; i < media_names.size(); ++i) if (media_names[i] == m) return i;
+    media_names.push_back(m);
+    return media_names.size() - 1;
+  };
+  auto pack = [](uint64_t a, uint64_t b, uint64_t c, uint64_t d) { return a << 48 | b << 32 | c << 16 | d; };
+  std::map<uint64_t, int64_t> cable_counts;  // media, speed, length bin
+  std::map<uint64_t, int64_t> optic_counts;  // media, optic speed, fan-out, port speed
+  std::unordered_set<uint64_t> cages_with_optic;
+
+  auto optic = [&](const Cable& c, uint64_t media, int device, const std::string& port) -> Status {
+    int speed = c.speed_gbps, fanout = 1;
+    int index = port_index(device, port);
+    if (index >= 0) {
+      const Panel& panel = bp.panels[bp.devices[device].panel];
+      const PanelPort& p = panel.ports[index];
+      if (!p.breakout_of.empty()) {
+        // A sub-port of a broken-out cage: one optic in the cage serves all.
+        int cage = port_index(device, p.breakout_of);
+        if (!cages_with_optic.insert(uint64_t(device) << 20 | uint64_t(cage & 0xfffff)).second) return {};
+        if (cage >= 0) speed = panel.ports[cage].speed_gbps;
+        fanout = speed / c.speed_gbps;
+      }
     }
-    auto part = parts.find({c.media, speed});
-    if (part == parts.end()) {
+    if (!parts.count({c.media, speed})) {
       return Error{fmt::format("media.optics has no part for {} at {}G (needed by cable {})",
                                c.media, speed, c.id)};
     }
-    ++counts[{2, part->second + note, c.media, 0}];
+    ++optic_counts[pack(media, speed, fanout, c.speed_gbps)];
     return {};
   };
 
@@ -99,11 +101,24 @@ Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint
     auto bin = std::find_if(spec.media.length_bins_m.begin(), spec.media.length_bins_m.end(),
                             [&](double b) { return b >= c.length_m; });
     if (bin != spec.media.length_bins_m.end()) length = static_cast<int>(std::ceil(*bin));
-    ++counts[{1, cable_part(c.media, c.speed_gbps), c.media, length}];
+    uint64_t media = media_index(c.media);
+    ++cable_counts[pack(media, c.speed_gbps, length, 0)];
     if (optical(c.media)) {
-      if (auto st = optic(c, c.a_device, c.a_port); !st) return st.error();
-      if (auto st = optic(c, c.z_device, c.z_port); !st) return st.error();
+      if (auto st = optic(c, media, c.a_device, c.a_port); !st) return st.error();
+      if (auto st = optic(c, media, c.z_device, c.z_port); !st) return st.error();
     }
+  }
+  auto field = [](uint64_t key, int n) { return static_cast<int>(key >> (48 - 16 * n) & 0xffff); };
+  for (const auto& [key, count] : cable_counts) {
+    const std::string& media = media_names[field(key, 0)];
+    counts[{1, cable_part(media, field(key, 1)), media, field(key, 2)}] += count;
+  }
+  for (const auto& [key, count] : optic_counts) {
+    const std::string& media = media_names[field(key, 0)];
+    int speed = field(key, 1), fanout = field(key, 2), port_speed = field(key, 3);
+    std::string part = parts[{media, speed}];
+    if (fanout > 1) part += fmt::format(" ({}x{}G breakout)", fanout, port_speed);
+    counts[{2, part, media, 0}] += count;
   }
 
   static const char* kCategory[] = {"device", "cable", "optic"};

@@ -15,22 +15,13 @@
 namespace hpn {
 namespace {
 
-// The ports every device of one kind has, built once and stamped per device.
-struct PortTemplate {
-  std::string name;
-  uint16_t id = 0;
-  int speed = 0;
-  int nic = kNone;
-  std::string breakout_of;
-  PortUse use = PortUse::spare;
-};
-
 // A switch's front panel: `host_ports` host-facing (sub)ports on the first
 // cages (broken out `breakout` ways), then `uplinks` uplink cages, the rest
 // spare. Port IDs: cage * 16, plus 1 + sub-port for breakout children, so an
 // ID read off a telemetry trace decodes by eye (0x231 = cage 35, port b).
 struct SwitchPanel {
-  std::vector<PortTemplate> ports;
+  int panel = 0;                       // index into Blueprint::panels
+  std::vector<PanelPort> ports;
   std::vector<std::string> host_port;  // name of host-facing port k
   std::vector<std::string> uplink;     // name of uplink u
 };
@@ -115,6 +106,12 @@ class Expander {
     }
     if (s_.host.frontend_nic) add_host_nic(0);
     for (int nic = 1; nic <= t_.rails; ++nic) add_host_nic(nic);
+    for (auto [panel, name] : {std::pair{&host_, "host"}, {&tor_, "tor"}, {&agg_, "agg"},
+                               {&core_, "core"}, {&fe_, "frontend"}}) {
+      if (panel->ports.empty()) continue;
+      panel->panel = static_cast<int>(bp_.panels.size());
+      bp_.panels.push_back({name, panel->ports});
+    }
 
     pool_backend4_ = parse_prefix(s_.addressing.backend_ipv4, 4).value();
     pool_backend6_ = parse_prefix(s_.addressing.backend_ipv6, 6).value();
@@ -142,9 +139,6 @@ class Expander {
   void reserve() {
     size_t devices = t_.hosts() + t_.tors() + t_.aggs() + t_.cores() + t_.frontend_leaves();
     bp_.devices.reserve(devices);
-    bp_.ports.reserve(t_.hosts() * host_.ports.size() + t_.tors() * tor_.ports.size() +
-                      t_.aggs() * agg_.ports.size() + t_.cores() * core_.ports.size() +
-                      t_.frontend_leaves() * fe_.ports.size());
     size_t cables = t_.hosts() * t_.rails * s_.host.ports_per_nic + t_.tors() * s_.tor.uplinks +
                     t_.aggs() * s_.aggregation.uplinks + t_.hosts() * t_.fe_sides;
     bp_.cables.reserve(cables);
@@ -190,10 +184,7 @@ class Expander {
                        "field that tells them apart", naming_key, d.name, owner_[it->second], what));
     }
     owner_.push_back(what);
-    const auto& ports = panel ? panel->ports : host_.ports;
-    for (const auto& p : ports) {
-      bp_.ports.push_back({index, p.name, p.id, p.speed, p.nic, p.breakout_of, p.use});
-    }
+    d.panel = panel ? panel->panel : host_.panel;
     if (d.role != Role::host) add_loopback(index);
     bp_.devices.push_back(std::move(d));
     return index;

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 #include <vector>
 
 #include "blueprint/csv.h"
@@ -44,16 +45,6 @@ void write_devices_csv(const Blueprint& bp, std::ostream& out) {
 }
 
 namespace {
-
-void write_ports_csv(const Blueprint& bp, std::ostream& out) {
-  CsvWriter w(out);
-  w.row({"device", "port", "port_id", "speed_gbps", "nic", "breakout_of", "use"});
-  for (const auto& p : bp.ports) {
-    w.field(bp.devices[p.device].name).field(p.name).field(int64_t{p.port_id}).field(p.speed_gbps);
-    w.null_or(p.nic, kNone).field(p.breakout_of).field(to_string(p.use));
-    w.end_row();
-  }
-}
 
 void write_interfaces_csv(const Blueprint& bp, std::ostream& out) {
   CsvWriter w(out);
@@ -147,6 +138,28 @@ Status check_target(const fs::path& dir) {
                            "replace it", dir.string())};
 }
 
+Status write_sheets(const Blueprint& bp, const PlanSummary& summary, const fs::path& tmp,
+                    const std::function<void(const char*)>& done) {
+  const std::vector<std::pair<const char*, std::function<void(std::ostream&)>>> files{
+      {"cabling.csv", [&](std::ostream& o) { write_cabling_csv(bp, o); }},
+      {"devices.csv", [&](std::ostream& o) { write_devices_csv(bp, o); }},
+      {"interfaces.csv", [&](std::ostream& o) { write_interfaces_csv(bp, o); }},
+      {"links.csv", [&](std::ostream& o) { write_links_csv(bp, o); }},
+      {"core-rules.csv", [&](std::ostream& o) { write_core_rules_csv(bp, o); }},
+      {"racks.csv", [&](std::ostream& o) { write_racks_csv(bp, o); }},
+      {"bom.csv", [&](std::ostream& o) { write_bom_csv(bp, o); }},
+      {"warnings.csv", [&](std::ostream& o) { write_warnings_csv(bp, o); }},
+      {"summary.json", [&](std::ostream& o) { o << summary_json(summary).dump(2) << '\n'; }},
+      {"spec.yaml", [&](std::ostream& o) { o << bp.spec_yaml; }},
+  };
+  for (const auto& [name, body] : files) {
+    if (auto st = write_file(tmp / name, body); !st) return st;
+    done(name);
+  }
+
+  return {};
+}
+
 }  // namespace
 
 Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::string& dir_text,
@@ -173,26 +186,14 @@ Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::st
   };
   auto done = [&](const char* file) { if (progress) progress(file); };
 
-  if (auto st = write_blueprint_db(bp, (tmp / "blueprint.db").string()); !st) return abort(st.error());
+  // The database and the sheets are independent: write them side by side.
+  Status db_status;
+  std::thread db_writer([&] { db_status = write_blueprint_db(bp, (tmp / "blueprint.db").string()); });
+  Status sheets = write_sheets(bp, summary, tmp, done);
+  db_writer.join();
+  if (!db_status) return abort(db_status.error());
   done("blueprint.db");
-  const std::vector<std::pair<const char*, std::function<void(std::ostream&)>>> files{
-      {"cabling.csv", [&](std::ostream& o) { write_cabling_csv(bp, o); }},
-      {"devices.csv", [&](std::ostream& o) { write_devices_csv(bp, o); }},
-      {"ports.csv", [&](std::ostream& o) { write_ports_csv(bp, o); }},
-      {"interfaces.csv", [&](std::ostream& o) { write_interfaces_csv(bp, o); }},
-      {"links.csv", [&](std::ostream& o) { write_links_csv(bp, o); }},
-      {"core-rules.csv", [&](std::ostream& o) { write_core_rules_csv(bp, o); }},
-      {"racks.csv", [&](std::ostream& o) { write_racks_csv(bp, o); }},
-      {"bom.csv", [&](std::ostream& o) { write_bom_csv(bp, o); }},
-      {"warnings.csv", [&](std::ostream& o) { write_warnings_csv(bp, o); }},
-      {"summary.json", [&](std::ostream& o) { o << summary_json(summary).dump(2) << '\n'; }},
-      {"spec.yaml", [&](std::ostream& o) { o << bp.spec_yaml; }},
-  };
-  for (const auto& [name, body] : files) {
-    if (auto st = write_file(tmp / name, body); !st) return abort(st.error());
-    done(name);
-  }
-
+  if (!sheets) return abort(sheets.error());
   if (fs::exists(dir, ec)) {
     // Swap the new plan in with one atomic exchange, then drop the old one.
     if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {

@@ -33,16 +33,20 @@ CREATE TABLE devices (
   rack     TEXT,
   ru       INTEGER,
   state    TEXT NOT NULL CHECK (state IN ('active', 'backup')),
-  asn      INTEGER
+  asn      INTEGER,
+  panel    TEXT NOT NULL            -- the device's front panel, see panels
 );
 
--- Every port. port_id is the interface ID reported in telemetry (16 bits,
--- unique per device). nic is set on host NIC ports (0 = front-end NIC).
--- breakout_of names the parent cage of a breakout port. use: nic | host |
--- backup | uplink | downlink | spare | cage (a broken-out parent) | external (cabled
--- outside this plan, e.g. front-end leaf uplinks).
-CREATE TABLE ports (
-  device      TEXT NOT NULL,
+-- Front panels: the ports of one device model, stored once per model.
+-- port_id is the interface ID reported in telemetry (16 bits, unique per
+-- panel): cage x 16 for a cage, plus 1 + sub-port for a breakout port. nic is
+-- set on host NIC ports (0 = front-end NIC). breakout_of names the parent
+-- cage of a breakout port. use: nic | host | backup | uplink | downlink |
+-- spare | cage (a broken-out parent) | external (cabled outside this plan,
+-- e.g. front-end leaf uplinks). seq keeps the panel's front-to-back order.
+CREATE TABLE panels (
+  panel       TEXT NOT NULL,
+  seq         INTEGER NOT NULL,
   port        TEXT NOT NULL,
   port_id     INTEGER NOT NULL CHECK (port_id BETWEEN 0 AND 65534),
   speed_gbps  INTEGER NOT NULL,
@@ -51,19 +55,30 @@ CREATE TABLE ports (
   use         TEXT NOT NULL
 );
 
+-- Every port of every device: each device with its panel's ports.
+CREATE VIEW ports (device, port, port_id, speed_gbps, nic, breakout_of, use) AS
+  SELECT d.name, p.port, p.port_id, p.speed_gbps, p.nic, p.breakout_of, p.use
+  FROM devices AS d JOIN panels AS p ON p.panel = d.panel;
+
 -- One row per cable; the a-end is on the lower tier (host, ToR, agg, core).
 -- kind: host-tor | tor-agg | agg-core | frontend; state: active | backup.
+-- The label printed for each end names the cable, that end, and where the
+-- far end goes; it is computed from the row, so it cannot drift from it.
 CREATE TABLE cables (
   cable_id   TEXT NOT NULL,
-  kind       TEXT NOT NULL CHECK (kind IN ('host-tor', 'tor-agg', 'agg-core', 'frontend')),
+  kind       TEXT NOT NULL,
   a_device   TEXT NOT NULL,
   a_port     TEXT NOT NULL,
   z_device   TEXT NOT NULL,
   z_port     TEXT NOT NULL,
   speed_gbps INTEGER NOT NULL,
-  state      TEXT NOT NULL CHECK (state IN ('active', 'backup')),
+  state      TEXT NOT NULL,
   length_m   INTEGER NOT NULL,
   media      TEXT NOT NULL,
+  a_rack     TEXT NOT NULL,
+  a_ru       INTEGER NOT NULL,
+  z_rack     TEXT NOT NULL,
+  z_ru       INTEGER NOT NULL,
   label_a    TEXT NOT NULL,
   label_z    TEXT NOT NULL
 );
@@ -127,11 +142,7 @@ CREATE UNIQUE INDEX racks_name ON racks (name);
 CREATE UNIQUE INDEX devices_name ON devices (name);
 CREATE UNIQUE INDEX devices_node_id ON devices (node_id);
 CREATE INDEX devices_place ON devices (role, pod, segment);
-CREATE UNIQUE INDEX ports_device_port ON ports (device, port);
-CREATE UNIQUE INDEX ports_device_port_id ON ports (device, port_id);
-CREATE UNIQUE INDEX cables_id ON cables (cable_id);
+CREATE UNIQUE INDEX panels_port ON panels (panel, port);
+CREATE UNIQUE INDEX panels_port_id ON panels (panel, port_id);
 CREATE UNIQUE INDEX cables_a ON cables (a_device, a_port);
 CREATE UNIQUE INDEX cables_z ON cables (z_device, z_port);
-CREATE UNIQUE INDEX core_rules_key ON core_rules (core, in_port, dst_pod);
-CREATE UNIQUE INDEX interfaces_key ON interfaces (device, interface);
-CREATE UNIQUE INDEX links_cable ON links (cable_id);
