@@ -1,27 +1,37 @@
 #include "blueprint/csv.h"
 
+#include <fmt/format.h>
+
 namespace hpn {
 
+CsvWriter::~CsvWriter() { flush(); }
+
+void CsvWriter::flush() {
+  out_.write(buffer_.data(), static_cast<std::streamsize>(buffer_.size()));
+  buffer_.clear();
+}
+
 CsvWriter& CsvWriter::field(std::string_view text) {
-  if (!first_) out_ << ',';
+  if (!first_) buffer_ += ',';
   first_ = false;
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
-    out_ << text;
+    buffer_.append(text);
     return *this;
   }
-  out_ << '"';
+  buffer_ += '"';
   for (char c : text) {
-    if (c == '"') out_ << '"';
-    out_ << c;
+    if (c == '"') buffer_ += '"';
+    buffer_ += c;
   }
-  out_ << '"';
+  buffer_ += '"';
   return *this;
 }
 
 CsvWriter& CsvWriter::field(int64_t number) {
-  if (!first_) out_ << ',';
+  if (!first_) buffer_ += ',';
   first_ = false;
-  out_ << number;
+  fmt::format_int text(number);
+  buffer_.append(text.data(), text.size());
   return *this;
 }
 
@@ -31,8 +41,9 @@ CsvWriter& CsvWriter::null_or(int64_t number, int64_t none) {
 }
 
 void CsvWriter::end_row() {
-  out_ << '\n';
+  buffer_ += '\n';
   first_ = true;
+  if (buffer_.size() > (1 << 16)) flush();
 }
 
 void CsvWriter::row(const std::vector<std::string_view>& fields) {

@@ -11,9 +11,14 @@
 
 namespace hpn {
 
+// Rows are assembled in a buffer and written whole: a sheet has hundreds of
+// thousands of rows, and per-field stream insertion dominated writing them.
 class CsvWriter {
  public:
   explicit CsvWriter(std::ostream& out) : out_(out) {}
+  ~CsvWriter();
+  CsvWriter(const CsvWriter&) = delete;
+  CsvWriter& operator=(const CsvWriter&) = delete;
   CsvWriter& field(std::string_view text);
   CsvWriter& field(int64_t number);
   CsvWriter& null_or(int64_t number, int64_t none);  // empty field for `none`
@@ -21,7 +26,10 @@ class CsvWriter {
   void row(const std::vector<std::string_view>& fields);
 
  private:
+  void flush();
+
   std::ostream& out_;
+  std::string buffer_;
   bool first_ = true;
 };
 

@@ -178,7 +178,7 @@ Status write_blueprint_db(const Blueprint& bp, const std::string& path) {
   // only when complete, so no journal is needed while it is filled.
   auto [tables, indexes] = split_schema();
   for (auto step : {std::string_view("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
-                                     " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-65536;"
+                                     " PRAGMA locking_mode=EXCLUSIVE; PRAGMA cache_size=-16384;"
                                      " PRAGMA temp_store=MEMORY; PRAGMA page_size=16384;"),
                     std::string_view("BEGIN"), tables}) {
     if (auto st = db.exec(step); !st) return Error{"writing blueprint: " + st.error().message};

@@ -41,8 +41,6 @@ Result<Prefix> parse_prefix(const std::string& text, int family) {
   if (len.empty() || len.size() > 3 || len.find_first_not_of("0123456789") != std::string::npos) {
     return Error{fmt::format("'{}' is not {}", text, want)};
   }
-  p.length = std::stoi(len);
-  if (p.length > p.bits()) return Error{fmt::format("'{}': prefix length above {}", text, p.bits())};
   if (family == 4) {
     in_addr a{};
     if (inet_pton(AF_INET, addr.c_str(), &a) != 1) return Error{fmt::format("'{}' is not {}", text, want)};
@@ -52,6 +50,8 @@ Result<Prefix> parse_prefix(const std::string& text, int family) {
     if (inet_pton(AF_INET6, addr.c_str(), &a) != 1) return Error{fmt::format("'{}' is not {}", text, want)};
     for (unsigned char b : a.s6_addr) p.base = (p.base << 8) | b;
   }
+  p.length = std::stoi(len);
+  if (p.length > p.bits()) return Error{fmt::format("'{}': prefix length above {}", text, p.bits())};
   u128 host_mask = p.length == p.bits() ? 0 : (u128{1} << (p.bits() - p.length)) - 1;
   if (p.base & host_mask) {
     return Error{fmt::format("'{}' has host bits set; did you mean {}?", text,

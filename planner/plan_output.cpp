@@ -138,6 +138,8 @@ Status check_target(const fs::path& dir) {
                            "replace it", dir.string())};
 }
 
+}  // namespace
+
 Status write_sheets(const Blueprint& bp, const PlanSummary& summary, const fs::path& tmp,
                     const std::function<void(const char*)>& done) {
   const std::vector<std::pair<const char*, std::function<void(std::ostream&)>>> files{
@@ -154,13 +156,11 @@ Status write_sheets(const Blueprint& bp, const PlanSummary& summary, const fs::p
   };
   for (const auto& [name, body] : files) {
     if (auto st = write_file(tmp / name, body); !st) return st;
-    done(name);
+    if (done) done(name);
   }
 
   return {};
 }
-
-}  // namespace
 
 Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::string& dir_text,
                   const ProgressFn& progress) {
@@ -184,7 +184,7 @@ Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::st
     fs::remove_all(tmp, ignored);
     return e;
   };
-  auto done = [&](const char* file) { if (progress) progress(file); };
+  std::function<void(const char*)> done = [&](const char* file) { if (progress) progress(file); };
 
   // The database and the sheets are independent: write them side by side.
   Status db_status;

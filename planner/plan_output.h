@@ -1,6 +1,7 @@
 // Writing a plan's output directory, all or nothing.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <string>
 
@@ -19,6 +20,10 @@ using ProgressFn = std::function<void(const std::string& file)>;
 // directory is refused. On failure nothing at `dir` changes.
 Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::string& dir,
                   const ProgressFn& progress = {});
+
+// The sheets alone (every file but blueprint.db) into an existing directory.
+Status write_sheets(const Blueprint& bp, const PlanSummary& summary, const std::filesystem::path& dir,
+                    const std::function<void(const char*)>& done = {});
 
 // The CSV sheets, each as its own function so tests and other tools (the
 // lab's wiring file reader) share one definition of the columns.

@@ -98,8 +98,8 @@ class Section {
       if (allowed_.count(e.key)) continue;
       std::vector<std::string> candidates(allowed_.begin(), allowed_.end());
       std::string suggestion = closest_match(e.key, candidates);
-      std::string message = fmt::format("unknown key '{}'", qualified(e.key));
-      if (path_.empty()) message = fmt::format("unknown key '{}'", e.key);
+      // The key as written; the caret under the line shows where it sits.
+      std::string message = fmt::format("unknown key '{}'", e.key);
       if (!suggestion.empty()) message += fmt::format("; did you mean '{}'?", suggestion);
       loader_.error(location_of(e.key_node), message);
     }

@@ -1,0 +1,72 @@
+// Shared helpers for tests: temporary directories, files, running hpnctl.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace hpn::test {
+
+namespace fs = std::filesystem;
+
+// A fresh directory under the system temp dir, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "hpnctl-test-XXXXXX").string();
+    path_ = mkdtemp(pattern.data());
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  fs::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+inline std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream out;
+  out << in.rdbuf();
+  return out.str();
+}
+
+inline void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+inline fs::path source_path(const std::string& relative) { return fs::path(HPN_SOURCE_DIR) / relative; }
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `hpnctl ARGS` (ARGS already shell-quoted) in `cwd`, capturing both streams.
+inline RunResult run_hpnctl(const std::string& args, const fs::path& cwd) {
+  TempDir capture;
+  std::string command = "cd '" + cwd.string() + "' && '" + std::string(HPNCTL_BINARY) + "' " + args +
+                        " >'" + (capture / "out").string() + "' 2>'" + (capture / "err").string() +
+                        "' </dev/null";
+  int status = std::system(command.c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(capture / "out");
+  r.err = read_file(capture / "err");
+  return r;
+}
+
+}  // namespace hpn::test
