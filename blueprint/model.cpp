@@ -33,6 +33,27 @@ std::string_view to_string(CableKind kind) {
   return "?";
 }
 
+bool parse_cable_kind(std::string_view text, CableKind& out) {
+  for (CableKind k : {CableKind::host_tor, CableKind::tor_agg, CableKind::agg_core, CableKind::frontend}) {
+    if (to_string(k) == text) {
+      out = k;
+      return true;
+    }
+  }
+  return false;
+}
+
+bool parse_port_use(std::string_view text, PortUse& out) {
+  for (PortUse u : {PortUse::nic, PortUse::host, PortUse::backup, PortUse::uplink, PortUse::downlink,
+                    PortUse::cage, PortUse::external, PortUse::spare}) {
+    if (to_string(u) == text) {
+      out = u;
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string_view to_string(State state) { return state == State::active ? "active" : "backup"; }
 
 std::string_view to_string(PortUse use) {

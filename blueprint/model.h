@@ -21,6 +21,7 @@ std::string_view to_string(Role role);
 std::string_view to_string(CableKind kind);
 std::string_view to_string(State state);
 bool parse_role(std::string_view text, Role& out);
+bool parse_cable_kind(std::string_view text, CableKind& out);
 
 struct Rack {
   std::string name;
@@ -48,6 +49,7 @@ struct Device {
 // What a port is for; lets readers tell an unused backup port from an uplink.
 enum class PortUse { nic, host, backup, uplink, downlink, cage, external, spare };
 std::string_view to_string(PortUse use);
+bool parse_port_use(std::string_view text, PortUse& out);
 
 // One port of a front panel. Devices of one model share their panel, so the
 // ports of 240 ToRs are stored once, not 240 times (NetBox's device types do

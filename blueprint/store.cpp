@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string_view>
+#include <unordered_map>
 
 namespace hpn {
 
@@ -315,6 +316,142 @@ Result<std::vector<CableRow>> BlueprintStore::cables_of(
   }
   if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   return rows;
+}
+
+Result<Blueprint> BlueprintStore::load() const {
+  Blueprint bp;
+  auto failed = [&](const char* what) {
+    return Error{fmt::format("{}: reading {}: {}", path_, what, db_.last_error())};
+  };
+  for (auto [key, out] : {std::pair{"spec_name", &bp.spec_name}, {"spec_yaml", &bp.spec_yaml},
+                          {"tool_version", &bp.tool_version}}) {
+    auto value = meta(key);
+    if (!value) return value.error();
+    *out = value.value();
+  }
+  std::unordered_map<std::string, int> rack_index, panel_index, device_index;
+  {
+    sql::Stmt s(db_, "SELECT name, hall, row, position, purpose FROM racks ORDER BY rowid");
+    while (s.step()) {
+      rack_index.emplace(s.text(0), static_cast<int>(bp.racks.size()));
+      bp.racks.push_back({s.text(0), static_cast<int>(s.integer(1)), static_cast<int>(s.integer(2)),
+                          static_cast<int>(s.integer(3)), s.text(4)});
+    }
+    if (!s.ok() || s.failed()) return failed("racks");
+  }
+  {
+    sql::Stmt s(db_, "SELECT panel, port, port_id, speed_gbps, nic, breakout_of, use FROM panels"
+                     " ORDER BY panel, seq");
+    while (s.step()) {
+      auto [it, fresh] = panel_index.emplace(s.text(0), static_cast<int>(bp.panels.size()));
+      if (fresh) bp.panels.push_back({s.text(0), {}});
+      PanelPort p;
+      p.name = s.text(1);
+      p.port_id = static_cast<uint16_t>(s.integer(2));
+      p.speed_gbps = static_cast<int>(s.integer(3));
+      p.nic = static_cast<int>(s.integer_or(4, kNone));
+      p.breakout_of = s.text(5);
+      if (!parse_port_use(s.text(6), p.use)) return Error{fmt::format("{}: unknown port use '{}'", path_, s.text(6))};
+      bp.panels[it->second].ports.push_back(std::move(p));
+    }
+    if (!s.ok() || s.failed()) return failed("panels");
+  }
+  {
+    sql::Stmt s(db_, "SELECT name, role, pod, segment, plane, rail, node_id, rack, ru, state, asn, panel"
+                     " FROM devices ORDER BY rowid");
+    while (s.step()) {
+      DeviceRow row = read_device(s);
+      Device d;
+      d.name = row.name;
+      if (!parse_role(row.role, d.role)) return Error{fmt::format("{}: unknown role '{}'", path_, row.role)};
+      d.pod = row.pod;
+      d.segment = row.segment;
+      d.plane = row.plane;
+      d.rail = row.rail;
+      d.node_id = static_cast<uint32_t>(row.node_id);
+      auto rack = rack_index.find(row.rack);
+      d.rack = rack == rack_index.end() ? kNone : rack->second;
+      d.ru = row.ru;
+      d.state = row.state == "backup" ? State::backup : State::active;
+      d.asn = row.asn;
+      auto panel = panel_index.find(s.text(11));
+      if (panel == panel_index.end()) return Error{fmt::format("{}: device {} has no panel", path_, d.name)};
+      d.panel = panel->second;
+      device_index.emplace(d.name, static_cast<int>(bp.devices.size()));
+      bp.devices.push_back(std::move(d));
+    }
+    if (!s.ok() || s.failed()) return failed("devices");
+  }
+  auto device_of = [&](const std::string& name, int& out) {
+    auto it = device_index.find(name);
+    if (it == device_index.end()) return false;
+    out = it->second;
+    return true;
+  };
+  std::unordered_map<std::string, int> cable_index;
+  {
+    sql::Stmt s(db_, "SELECT cable_id, kind, a_device, a_port, z_device, z_port, speed_gbps, state,"
+                     " length_m, media FROM cables ORDER BY rowid");
+    while (s.step()) {
+      Cable c;
+      c.id = s.text(0);
+      if (!parse_cable_kind(s.text(1), c.kind)) return Error{fmt::format("{}: cable {}: unknown kind '{}'", path_, c.id, s.text(1))};
+      if (!device_of(s.text(2), c.a_device) || !device_of(s.text(4), c.z_device)) {
+        return Error{fmt::format("{}: cable {} names a device the blueprint does not have", path_, c.id)};
+      }
+      c.a_port = s.text(3);
+      c.z_port = s.text(5);
+      c.speed_gbps = static_cast<int>(s.integer(6));
+      c.state = s.text(7) == "backup" ? State::backup : State::active;
+      c.length_m = static_cast<int>(s.integer(8));
+      c.media = s.text(9);
+      cable_index.emplace(c.id, static_cast<int>(bp.cables.size()));
+      bp.cables.push_back(std::move(c));
+    }
+    if (!s.ok() || s.failed()) return failed("cables");
+  }
+  {
+    sql::Stmt s(db_, "SELECT core, in_port, dst_pod, out_port, fallback, status FROM core_rules ORDER BY rowid");
+    while (s.step()) {
+      CoreRule r;
+      if (!device_of(s.text(0), r.core)) return Error{fmt::format("{}: core rule of unknown device {}", path_, s.text(0))};
+      r.in_port = s.text(1);
+      r.dst_pod = static_cast<int>(s.integer(2));
+      r.out_port = s.text(3);
+      r.fallback = s.text(4);
+      r.status = s.text(5);
+      bp.core_rules.push_back(std::move(r));
+    }
+    if (!s.ok() || s.failed()) return failed("core_rules");
+  }
+  {
+    sql::Stmt s(db_, "SELECT device, interface, purpose, nic, ipv4, ipv4_len, ipv6, ipv6_len FROM interfaces"
+                     " ORDER BY rowid");
+    while (s.step()) {
+      Interface i;
+      if (!device_of(s.text(0), i.device)) return Error{fmt::format("{}: interface of unknown device {}", path_, s.text(0))};
+      i.name = s.text(1);
+      i.purpose = s.text(2);
+      i.nic = static_cast<int>(s.integer_or(3, kNone));
+      i.ipv4 = s.text(4);
+      i.ipv4_len = static_cast<int>(s.integer_or(5, 0));
+      i.ipv6 = s.text(6);
+      i.ipv6_len = static_cast<int>(s.integer_or(7, 0));
+      bp.interfaces.push_back(std::move(i));
+    }
+    if (!s.ok() || s.failed()) return failed("interfaces");
+  }
+  {
+    sql::Stmt s(db_, "SELECT cable_id, a_ipv4, z_ipv4, ipv4_len, a_ipv6, z_ipv6, ipv6_len FROM links ORDER BY rowid");
+    while (s.step()) {
+      auto it = cable_index.find(s.text(0));
+      if (it == cable_index.end()) return Error{fmt::format("{}: link of unknown cable {}", path_, s.text(0))};
+      bp.links.push_back({it->second, s.text(1), s.text(2), static_cast<int>(s.integer(3)), s.text(4),
+                          s.text(5), static_cast<int>(s.integer(6))});
+    }
+    if (!s.ok() || s.failed()) return failed("links");
+  }
+  return bp;
 }
 
 Result<bool> BlueprintStore::has_port(const std::string& device, const std::string& port) const {

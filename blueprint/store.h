@@ -57,6 +57,10 @@ class BlueprintStore {
   // Every cable with an end on `device` (and on `port`, when given).
   Result<std::vector<CableRow>> cables_of(const std::string& device,
                                           const std::optional<std::string>& port) const;
+  // The whole blueprint, back in memory: what the lab, probe plans and the
+  // diff work from. (BOM lines and warnings are left out: nothing reads them.)
+  Result<Blueprint> load() const;
+
   // Does the device have this port at all (cabled or not)?
   Result<bool> has_port(const std::string& device, const std::string& port) const;
 
