@@ -188,8 +188,10 @@ Status write_blueprint_db(const Blueprint& bp, const std::string& path) {
   for (auto step : {indexes, std::string_view("COMMIT")}) {
     if (auto st = db.exec(step); !st) return Error{"writing blueprint: " + st.error().message};
   }
-  // Readers and later writers share the file: WAL lets them run side by side.
-  std::string tail = fmt::format("PRAGMA user_version={}; PRAGMA journal_mode=WAL;",
+  // A plan is written once and then read: the default rollback journal lets
+  // read-only users open it without creating -wal/-shm files beside it (a
+  // WAL database cannot be opened where the reader may not write).
+  std::string tail = fmt::format("PRAGMA user_version={}; PRAGMA journal_mode=DELETE;",
                                  kBlueprintSchemaVersion);
   if (auto st = db.exec(tail); !st) return Error{"writing blueprint: " + st.error().message};
   return {};

@@ -19,6 +19,7 @@ namespace {
 
 constexpr int kOk = 0;
 constexpr int kInputError = 2;
+constexpr int kEnvironmentError = 3;
 
 int fail(const std::string& message) {
   std::cerr << "hpnctl: " << message;
@@ -41,6 +42,7 @@ struct PlanOptions {
 
 int run_plan(const PlanOptions& o) {
   if (o.format != "text" && o.format != "json") return fail("--format must be text or json");
+  if (auto target = hpn::check_plan_target(o.out); !target) return fail(target.error().message);
   auto spec = hpn::load_plan_spec(o.spec);
   if (!spec) return fail_diagnostics(spec.error().message);
   const bool progress = !o.quiet && isatty(STDERR_FILENO);
@@ -55,7 +57,21 @@ int run_plan(const PlanOptions& o) {
   };
   auto written = hpn::write_plan(plan->blueprint, plan->summary, o.out, report);
   if (progress) std::cerr << "\r\033[K";
-  if (!written) return fail(written.error().message);
+  if (!written) {
+    fail(written.error().message);
+    return kEnvironmentError;  // the plan was fine; the disk was not
+  }
+  const auto& warnings = plan->blueprint.warnings;
+  if (!warnings.empty() && !o.quiet) {
+    constexpr size_t kShown = 5;
+    for (size_t i = 0; i < warnings.size() && i < kShown; ++i) {
+      std::cerr << "hpnctl: warning: cable " << warnings[i].cable << ": " << warnings[i].message << '\n';
+    }
+    if (warnings.size() > kShown) {
+      std::cerr << fmt::format("hpnctl: warning: ... and {} more, all in {}/warnings.csv\n",
+                               warnings.size() - kShown, o.out);
+    }
+  }
   if (o.format == "json") {
     std::cout << hpn::summary_json(plan->summary).dump(2) << '\n';
   } else if (!o.quiet) {
@@ -189,8 +205,8 @@ int main(int argc, char** argv) {
     for (const auto* sub : app.get_subcommands({})) names.push_back(sub->get_name());
     if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
       std::string guess = hpn::closest_match(argv[1], names);
-      return fail(fmt::format("unknown command '{}'{}; run 'hpnctl --help'", argv[1],
-                              guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
+      return fail(fmt::format("unknown command '{}'{}; see 'hpnctl --help'", argv[1],
+                              guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess)));
     }
   }
 

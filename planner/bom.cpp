@@ -18,8 +18,8 @@ bool optical(const std::string& media) { return media == "mmf" || media == "smf"
 std::string cable_part(const std::string& media, int speed) {
   if (media == "dac") return fmt::format("DAC {}G", speed);
   if (media == "aoc") return fmt::format("AOC {}G", speed);
-  if (media == "mmf") return "MMF MPO patch cord";
-  return "SMF LC patch cord";
+  if (media == "mmf") return fmt::format("MMF MPO patch cord {}G", speed);
+  return fmt::format("SMF patch cord {}G", speed);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "planner/addressing.h"
 #include "planner/bom.h"
@@ -18,7 +19,7 @@ namespace {
 // A switch's front panel: `host_ports` host-facing (sub)ports on the first
 // cages (broken out `breakout` ways), then `uplinks` uplink cages, the rest
 // spare. Port IDs: cage * 16, plus 1 + sub-port for breakout children, so an
-// ID read off a telemetry trace decodes by eye (0x231 = cage 35, port b).
+// ID read off a telemetry trace decodes by eye (0x232 = cage 35, sub-port b).
 struct SwitchPanel {
   int panel = 0;                       // index into Blueprint::panels
   std::vector<PanelPort> ports;
@@ -73,6 +74,7 @@ class Expander {
     reserve();
     add_cores();
     for (int pod = 0; pod < t_.pods && error_.empty(); ++pod) add_pod(pod);
+    if (error_.empty()) check_cable_ids();
     if (error_.empty()) add_core_rules();
     if (error_.empty()) {
       auto bom = bill_of_materials(s_, bp_);
@@ -109,6 +111,7 @@ class Expander {
     for (auto [panel, name] : {std::pair{&host_, "host"}, {&tor_, "tor"}, {&agg_, "agg"},
                                {&core_, "core"}, {&fe_, "frontend"}}) {
       if (panel->ports.empty()) continue;
+      check_port_names(*panel, panel == &host_ ? "host_port" : "switch_port");
       panel->panel = static_cast<int>(bp_.panels.size());
       bp_.panels.push_back({name, panel->ports});
     }
@@ -125,6 +128,36 @@ class Expander {
       pool_fe6_ = parse_prefix(s_.addressing.frontend_ipv6, 6).value();
       fe_len4_ = prefix_for(4, uint64_t(s_.addressing.first_host_offset) +
                                    s_.frontend.hosts_per_leaf_pair + 1);
+    }
+  }
+
+  // Two ports of one panel with one name would make cables ambiguous.
+  void check_port_names(const SwitchPanel& panel, const char* key) {
+    std::unordered_map<std::string_view, size_t> seen;
+    for (size_t i = 0; i < panel.ports.size(); ++i) {
+      auto [it, fresh] = seen.emplace(panel.ports[i].name, i);
+      if (!fresh) {
+        const std::string& pattern = key == std::string_view("host_port") ? s_.naming.host_port
+                                                                          : s_.naming.switch_port;
+        fail({std::string("naming.") + key},
+             fmt::format("naming.{}: pattern '{}' gives two ports the name '{}'; include every "
+                         "field that tells them apart", key, pattern, panel.ports[i].name));
+        return;
+      }
+    }
+  }
+
+  // Cable IDs end up on labels and in the diff's findings: they must be unique.
+  void check_cable_ids() {
+    std::unordered_set<std::string_view> seen;
+    seen.reserve(bp_.cables.size());
+    for (const auto& c : bp_.cables) {
+      if (!seen.insert(c.id).second) {
+        fail({"naming.cable"}, fmt::format("naming.cable: pattern '{}' gives two cables the ID '{}'; "
+                                           "include every field that tells them apart",
+                                           s_.naming.cable, c.id));
+        return;
+      }
     }
   }
 
@@ -191,7 +224,9 @@ class Expander {
   }
 
   void add_loopback(int device) {
-    uint64_t n = loopbacks_++;
+    // Skip the pool's first address: an all-zero interface ID is IPv6's
+    // subnet-router anycast address (RFC 4291 §2.6.1).
+    uint64_t n = ++loopbacks_;
     bp_.interfaces.push_back({device, "Loopback0", "loopback", kNone,
                               format_address(4, pool_loop4_.base + n), 32,
                               format_address(6, pool_loop6_.base + n), 128});

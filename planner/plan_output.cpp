@@ -127,7 +127,14 @@ void remove_stale(const fs::path& parent, const std::string& prefix) {
   }
 }
 
-Status check_target(const fs::path& dir) {
+}  // namespace
+
+Status check_plan_target(const std::string& dir_text) {
+  fs::path dir = fs::path(dir_text).lexically_normal();
+  if (dir.filename().empty()) dir = dir.parent_path();
+  if (dir.empty() || dir == "." || dir == ".." || dir.filename() == "..") {
+    return Error{fmt::format("{}: name the directory to write the plan into, not '.' or '..'", dir_text)};
+  }
   std::error_code ec;
   if (!fs::exists(dir, ec)) return {};
   if (!fs::is_directory(dir, ec)) {
@@ -137,6 +144,8 @@ Status check_target(const fs::path& dir) {
   return Error{fmt::format("{}: exists and is not an hpnctl plan (no blueprint.db); refusing to "
                            "replace it", dir.string())};
 }
+
+namespace {
 
 }  // namespace
 
@@ -166,7 +175,7 @@ Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::st
                   const ProgressFn& progress) {
   fs::path dir = fs::path(dir_text).lexically_normal();
   if (dir.filename().empty()) dir = dir.parent_path();
-  if (auto st = check_target(dir); !st) return st;
+  if (auto st = check_plan_target(dir_text); !st) return st;
   fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
   std::error_code ec;
   fs::create_directories(parent, ec);

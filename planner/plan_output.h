@@ -14,6 +14,10 @@ namespace hpn {
 // Called as each file is done, for progress on a terminal.
 using ProgressFn = std::function<void(const std::string& file)>;
 
+// Can a plan be written at `dir`? Refuses '.', an existing file, and an
+// existing non-empty directory that is not a plan.
+Status check_plan_target(const std::string& dir);
+
 // Writes blueprint.db, the CSV sheets, summary.json and spec.yaml into a
 // temporary sibling of `dir`, then swaps it into place in one rename. An
 // existing plan at `dir` is replaced; any other existing, non-empty

@@ -418,8 +418,9 @@ void read_document(Section& top, Spec& spec, bool require_version) {
     std::vector<double> bins;
     if (s.list("length_bins_m", [&](const YAML::Node& item, const std::string& path) {
           auto d = Section::parse_number(item);
-          if (!d || *d <= 0) {
-            s.loader().error(location_of(item), fmt::format("{}: expected a length in metres", path));
+          if (!d || *d < 1 || *d != std::floor(*d)) {
+            s.loader().error(location_of(item),
+                             fmt::format("{}: expected a whole number of metres", path));
             return;
           }
           if (!bins.empty() && *d <= bins.back()) {
