@@ -198,3 +198,29 @@ TEST_CASE("planner/design: a fabric far past any building is refused up front") 
                    "hpnctl plans at most 262144 hosts") != std::string::npos);
   CHECK_FALSE(r.wrote_anything);
 }
+
+TEST_CASE("planner/design: cable IDs and port names must be unique") {
+  check_refused("version: 1\nnaming:\n  cable: \"C{seq:05}\"\n",
+                "pod.yaml:3:3: naming.cable: pattern 'C{seq:05}' gives two cables the ID 'C00001'; "
+                "include every field that tells them apart\n"
+                "  cable: \"C{seq:05}\"\n"
+                "  ^\n");
+  check_refused("version: 1\nnaming:\n  switch_port: \"etp{cage}\"\n",
+                "pod.yaml:3:3: naming.switch_port: pattern 'etp{cage}' gives two ports the name "
+                "'etp1'; include every field that tells them apart\n"
+                "  switch_port: \"etp{cage}\"\n"
+                "  ^\n");
+}
+
+TEST_CASE("planner/design: '-o .' and a directory that is not a plan are refused before any work") {
+  TempDir dir;
+  auto dot = hpn::test::run_hpnctl("plan -o .", dir.path());
+  CHECK(dot.exit_code == 2);
+  CHECK(dot.err == "hpnctl: .: name the directory to write the plan into, not '.' or '..'\n");
+  std::filesystem::create_directory(dir / "home");
+  hpn::test::write_file(dir / "home" / "notes.txt", "mine");
+  auto home = hpn::test::run_hpnctl("plan -o home", dir.path());
+  CHECK(home.exit_code == 2);
+  CHECK(home.err == "hpnctl: home: exists and is not an hpnctl plan (no blueprint.db); refusing to replace it\n");
+  CHECK(hpn::test::read_file(dir / "home" / "notes.txt") == "mine");
+}
