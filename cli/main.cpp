@@ -14,6 +14,9 @@
 #include "planner/plan.h"
 #include "planner/plan_output.h"
 #include "planner/spec_loader.h"
+#include "probe/observation.h"
+#include "validator/diff.h"
+#include "validator/report.h"
 
 namespace {
 
@@ -157,6 +160,36 @@ int run_cable(const std::string& target, const QueryOptions& o) {
   return kOk;
 }
 
+struct VerifyOptions {
+  std::string blueprint = "hpn-plan";
+  std::string format = "table";
+  std::vector<std::string> observations;
+  int min_probes = 3;
+};
+
+constexpr int kFindings = 1;
+
+int run_verify(const VerifyOptions& o) {
+  hpn::OutputFormat format;
+  if (!hpn::parse_format(o.format, format)) return fail("--format must be table, json or csv");
+  auto store = hpn::BlueprintStore::open(o.blueprint);
+  if (!store) return fail(store.error().message);
+  auto bp = store->load();
+  if (!bp) return fail(bp.error().message);
+  std::vector<hpn::probe::Observation> all;
+  for (const auto& file : o.observations) {
+    auto obs = hpn::probe::read_observation_file(file);
+    if (!obs) return fail(obs.error().message);
+    all.insert(all.end(), std::make_move_iterator(obs->begin()), std::make_move_iterator(obs->end()));
+  }
+  hpn::validator::FabricIndex fabric(bp.value());
+  hpn::validator::DiffOptions options;
+  options.min_probes = o.min_probes;
+  auto report = hpn::validator::diff(fabric, hpn::validator::collect_witnesses(fabric, all), options);
+  hpn::validator::render_report(report, fabric, format, std::cout);
+  return report.clean() ? kOk : kFindings;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -199,6 +232,15 @@ int main(int argc, char** argv) {
   cable_cmd->add_option("--blueprint", cable.blueprint, "Plan directory")->capture_default_str();
   cable_cmd->add_option("--format", cable.format, "table, json or csv")->capture_default_str();
 
+  VerifyOptions verify;
+  auto* verify_cmd = app.add_subcommand("verify", "Compare probe observations with the blueprint");
+  verify_cmd->add_option("observations", verify.observations, "Observation files (JSON lines)")->required();
+  verify_cmd->add_option("--blueprint", verify.blueprint, "Plan directory")->capture_default_str();
+  verify_cmd->add_option("--format", verify.format, "table, json or csv")->capture_default_str();
+  verify_cmd->add_option("--min-probes", verify.min_probes,
+                         "Probes a host cable's direction needs before silence counts as absence")
+      ->check(CLI::Range(1, 1000))->capture_default_str();
+
   // "did you mean" for a mistyped command, before CLI11's generic message.
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
@@ -231,5 +273,6 @@ int main(int argc, char** argv) {
   if (spec_check->parsed()) return run_spec_check(check_path);
   if (dev_cmd->parsed()) return run_devices(dev);
   if (cable_cmd->parsed()) return run_cable(cable_target, cable);
+  if (verify_cmd->parsed()) return run_verify(verify);
   return kInputError;
 }

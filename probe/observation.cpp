@@ -1,0 +1,144 @@
+#include "probe/observation.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace hpn::probe {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+json opt(int64_t v) { return v < 0 ? json() : json(v); }
+
+}  // namespace
+
+std::string to_json_line(const Observation& o) {
+  json j;
+  j["run"] = o.run;
+  j["probe"] = o.probe;
+  j["direction"] = o.direction;
+  j["src"] = {{"device", o.src_device}, {"port", o.src_port}, {"address", o.src_address},
+              {"udp_port", o.src_udp_port}};
+  j["dst"] = {{"device", o.dst_device}, {"address", o.dst_address}, {"udp_port", o.dst_udp_port}};
+  j["received"] = o.received;
+  j["rx_port"] = o.received ? json(o.rx_port) : json();
+  auto hops = json::array();
+  for (const auto& h : o.hops) {
+    hops.push_back({{"node_id", opt(h.node_id)}, {"ingress_if", opt(h.ingress_if)},
+                    {"egress_if", opt(h.egress_if)}, {"hop_limit", opt(h.hop_limit)}});
+  }
+  j["hops"] = hops;
+  j["sent_ns"] = o.sent_ns;
+  j["received_ns"] = o.received ? json(o.received_ns) : json();
+  return j.dump();
+}
+
+namespace {
+
+// Field access that says which field was wrong, for the located error.
+struct Reader {
+  const json& j;
+  std::string error;
+
+  const json* at(const json& obj, const char* key, bool required = true) {
+    if (!obj.is_object()) {
+      if (error.empty()) error = "expected an object";
+      return nullptr;
+    }
+    auto it = obj.find(key);
+    if (it == obj.end() || it->is_null()) {
+      if (required && error.empty()) error = fmt::format("missing '{}'", key);
+      return nullptr;
+    }
+    return &*it;
+  }
+  std::string text(const json& obj, const char* key, bool required = true) {
+    const json* v = at(obj, key, required);
+    if (!v) return {};
+    if (!v->is_string()) {
+      if (error.empty()) error = fmt::format("'{}' must be a string", key);
+      return {};
+    }
+    return v->get<std::string>();
+  }
+  int64_t integer(const json& obj, const char* key, int64_t min, int64_t max, bool required = true,
+                  int64_t absent = -1) {
+    const json* v = at(obj, key, required);
+    if (!v) return absent;
+    if (!v->is_number_integer() || v->get<int64_t>() < min || v->get<int64_t>() > max) {
+      if (error.empty()) error = fmt::format("'{}' must be an integer from {} to {}", key, min, max);
+      return absent;
+    }
+    return v->get<int64_t>();
+  }
+};
+
+}  // namespace
+
+Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name) {
+  std::vector<Observation> out;
+  std::string line;
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    json j = json::parse(line, nullptr, false);
+    if (j.is_discarded()) return Error{fmt::format("{}:{}: not a JSON object", name, number)};
+    Reader r{j, {}};
+    Observation o;
+    o.run = r.text(j, "run");
+    o.probe = static_cast<uint64_t>(r.integer(j, "probe", 0, INT64_MAX));
+    o.direction = r.text(j, "direction");
+    if (r.error.empty() && o.direction != "forward" && o.direction != "reverse") {
+      r.error = "'direction' must be \"forward\" or \"reverse\"";
+    }
+    if (const json* src = r.at(j, "src")) {
+      o.src_device = r.text(*src, "device");
+      o.src_port = r.text(*src, "port");
+      o.src_address = r.text(*src, "address");
+      o.src_udp_port = static_cast<int>(r.integer(*src, "udp_port", 0, 65535));
+    }
+    if (const json* dst = r.at(j, "dst")) {
+      o.dst_device = r.text(*dst, "device");
+      o.dst_address = r.text(*dst, "address");
+      o.dst_udp_port = static_cast<int>(r.integer(*dst, "udp_port", 0, 65535));
+    }
+    if (const json* received = r.at(j, "received")) {
+      if (!received->is_boolean()) r.error = r.error.empty() ? "'received' must be true or false" : r.error;
+      else o.received = received->get<bool>();
+    }
+    if (o.received) o.rx_port = r.text(j, "rx_port");
+    if (const json* hops = r.at(j, "hops")) {
+      if (!hops->is_array()) {
+        if (r.error.empty()) r.error = "'hops' must be a list";
+      } else {
+        for (const auto& h : *hops) {
+          ObservedHop hop;
+          hop.node_id = r.integer(h, "node_id", 0, 0xFFFFFF, false);
+          hop.ingress_if = static_cast<int>(r.integer(h, "ingress_if", 0, 0xFFFF, false));
+          hop.egress_if = static_cast<int>(r.integer(h, "egress_if", 0, 0xFFFF, false));
+          hop.hop_limit = static_cast<int>(r.integer(h, "hop_limit", 0, 255, false));
+          o.hops.push_back(hop);
+        }
+      }
+    }
+    o.sent_ns = r.integer(j, "sent_ns", 0, INT64_MAX, false, 0);
+    o.received_ns = r.integer(j, "received_ns", 0, INT64_MAX, false, 0);
+    if (!r.error.empty()) return Error{fmt::format("{}:{}: {}", name, number, r.error)};
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+Result<std::vector<Observation>> read_observation_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
+  return read_observations(in, path);
+}
+
+}  // namespace hpn::probe

@@ -1,0 +1,48 @@
+// What the probe agent saw: one JSON line per probe and direction
+// (schemas/observation.schema.json). The probe agent writes them; the
+// validator turns them into witnessed links.
+#pragma once
+
+#include <cstdint>
+#include <istream>
+#include <string>
+#include <vector>
+
+#include "blueprint/result.h"
+
+namespace hpn::probe {
+
+// One hop's record as decoded from the trace; -1 where the node did not
+// write the field or wrote "unavailable" (all ones).
+struct ObservedHop {
+  int64_t node_id = -1;
+  int ingress_if = -1;
+  int egress_if = -1;
+  int hop_limit = -1;
+};
+
+struct Observation {
+  std::string run;            // the run's identifier
+  uint64_t probe = 0;         // probe number within the run
+  std::string direction;      // "forward" (probe) or "reverse" (the listener's reply)
+  std::string src_device;     // the sending host, as the blueprint names it
+  std::string src_port;       // the NIC port it was sent out of
+  std::string src_address;
+  int src_udp_port = 0;
+  std::string dst_device;     // the host it was sent to
+  std::string dst_address;
+  int dst_udp_port = 0;
+  bool received = false;
+  std::string rx_port;        // the port it arrived on, when received
+  std::vector<ObservedHop> hops;  // path order, first switch first
+  int64_t sent_ns = 0;
+  int64_t received_ns = 0;    // 0 when lost
+};
+
+std::string to_json_line(const Observation& o);
+
+// Reads JSON lines; an error names the file and line. Blank lines are skipped.
+Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name);
+Result<std::vector<Observation>> read_observation_file(const std::string& path);
+
+}  // namespace hpn::probe

@@ -1,0 +1,197 @@
+// The diff on the lab pod, wired as planned and miswired one way at a time:
+// each fault gives exactly its finding, naming the right cables, and nothing else.
+#include <catch2/catch.hpp>
+
+#include "lab_fixture.h"
+
+using namespace hpn;
+using hpn::test::LabFixture;
+
+namespace {
+
+std::string kinds(const validator::Report& r) {
+  std::string s;
+  for (const auto& f : r.findings) s += f.kind + " ";
+  return s;
+}
+
+std::vector<std::string> ids(const LabFixture& lab, const validator::Finding& f) {
+  std::vector<std::string> out;
+  for (int c : f.cables) out.push_back(lab.bp().cables[c].id);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Moves the z-end of `cable` to `to`.
+void reroute(LabFixture& lab, int cable, validator::PortRef to) { lab.wiring[cable].z = to; }
+
+}  // namespace
+
+TEST_CASE("validator/diff: the planned wiring gives no finding") {
+  LabFixture lab;
+  auto r = lab.verify();
+  INFO(kinds(r));
+  CHECK(r.findings.empty());
+  CHECK(r.clean());
+  CHECK(r.summary.cables_in_scope == 64 + 32);  // host cables and ToR uplinks; one pod: no core traffic
+  CHECK(r.summary.cables_verified == 96);
+  CHECK(r.summary.cables_out_of_scope == 16);
+  CHECK(r.summary.lost == 0);
+}
+
+TEST_CASE("validator/diff: two host cables swapped on one ToR are one finding naming both") {
+  LabFixture lab;
+  int a = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a:etp1a
+  int b = lab.cable_from("host-p0-s00-h001", "nic1p1");  // -> tor-p0-s00-r1a:etp1b
+  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  const auto& f = r.findings[0];
+  CHECK(f.kind == "swapped");
+  CHECK(f.severity == "critical");
+  CHECK(ids(lab, f) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+  CHECK(f.message == "cables " + lab.bp().cables[a].id + " and " + lab.bp().cables[b].id +
+                         " are swapped at tor-p0-s00-r1a: etp1a and etp1b hold each other's cable; swap them back");
+}
+
+TEST_CASE("validator/diff: two ToR uplinks swapped are one finding naming both") {
+  LabFixture lab;
+  int a = lab.cable_from("tor-p0-s00-r1a", "etp5");  // -> agg-p0-1-00
+  int b = lab.cable_from("tor-p0-s00-r1a", "etp6");  // -> agg-p0-1-01
+  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "swapped");
+  CHECK(ids(lab, r.findings[0]).size() == 2);
+}
+
+TEST_CASE("validator/diff: a cable landing on the wrong aggregation switch") {
+  LabFixture lab;
+  int c = lab.cable_from("tor-p0-s00-r1a", "etp5");  // planned to agg-p0-1-00:etp1
+  reroute(lab, c, lab.port("agg-p0-1-01", "etp7"));  // a spare port of another agg
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  const auto& f = r.findings[0];
+  CHECK(f.kind == "wrong-device");
+  CHECK(ids(lab, f) == std::vector<std::string>{lab.bp().cables[c].id});
+  CHECK(f.observed == "tor-p0-s00-r1a:etp5 -- agg-p0-1-01:etp7");
+  CHECK(f.message == "cable " + lab.bp().cables[c].id + " from tor-p0-s00-r1a:etp5 lands on "
+                     "agg-p0-1-01:etp7 instead of agg-p0-1-00:etp1; re-run it to agg-p0-1-00:etp1");
+}
+
+TEST_CASE("validator/diff: a cable on the right switch but the wrong port") {
+  LabFixture lab;
+  int c = lab.cable_from("tor-p0-s00-r1a", "etp5");
+  reroute(lab, c, lab.port("agg-p0-1-00", "etp8"));
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "wrong-port");
+  CHECK(r.findings[0].message == "cable " + lab.bp().cables[c].id +
+                                     " from tor-p0-s00-r1a:etp5 lands on agg-p0-1-00 port etp8; move it to port etp1");
+}
+
+TEST_CASE("validator/diff: a missing host cable and a missing ToR uplink") {
+  for (bool host : {true, false}) {
+    LabFixture lab;
+    int c = host ? lab.cable_from("host-p0-s01-h002", "nic2p2") : lab.cable_from("tor-p0-s01-r2b", "etp7");
+    lab.wiring[c].z = {};  // not there
+    auto r = lab.verify();
+    INFO(kinds(r));
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].kind == "missing");
+    CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
+    const auto& e = r.evidence[c];
+    CHECK(e.dir[0].received == 0);
+    CHECK(e.dir[1].received == 0);
+    if (host) CHECK(e.dir[0].sent >= 3);
+  }
+}
+
+TEST_CASE("validator/diff: a dark cable is missing light both ways") {
+  LabFixture lab;
+  int c = lab.cable_from("host-p0-s00-h003", "nic1p2");
+  lab.wiring[c].fault = "down";
+  auto r = lab.verify();
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "missing");
+  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
+}
+
+TEST_CASE("validator/diff: one direction dropped is unidirectional, naming the dead direction") {
+  LabFixture lab;
+  int c = lab.cable_from("host-p0-s00-h004", "nic2p1");
+  lab.wiring[c].fault = "drop-a-z";  // NIC -> ToR broken, as in HPN §10
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "unidirectional");
+  CHECK(r.findings[0].observed == "tor-p0-s00-r2a:etp3a -> host-p0-s00-h004:nic2p1 only");
+  CHECK(r.evidence[c].dir[0].received == 0);
+  CHECK(r.evidence[c].dir[1].received > 0);
+
+  LabFixture up;
+  int u = up.cable_from("tor-p0-s01-r1b", "etp8");
+  up.wiring[u].fault = "drop-a-z";
+  auto ru = up.verify();
+  INFO(kinds(ru));
+  REQUIRE(ru.findings.size() == 1);
+  CHECK(ru.findings[0].kind == "unidirectional");
+  CHECK(ids(up, ru.findings[0]) == std::vector<std::string>{up.bp().cables[u].id});
+}
+
+TEST_CASE("validator/diff: both ports of a NIC on one ToR is a plane violation") {
+  LabFixture lab;
+  int c = lab.cable_from("host-p0-s00-h000", "nic1p2");  // planned to tor-p0-s00-r1b:etp1a
+  reroute(lab, c, lab.port("tor-p0-s00-r1a", "etp9"));
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "plane-violation");
+  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
+  CHECK(r.findings[0].message == "host-p0-s00-h000:nic1p2 is cabled to tor-p0-s00-r1a:etp9 in plane 1, so both "
+                                 "ports of NIC 1 reach one plane; move it to tor-p0-s00-r1b:etp1a in plane 2");
+}
+
+TEST_CASE("validator/diff: a NIC on another rail's ToR is a rail violation") {
+  LabFixture lab;
+  int c = lab.cable_from("host-p0-s00-h000", "nic1p1");
+  reroute(lab, c, lab.port("tor-p0-s00-r2a", "etp9"));
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "rail-violation");
+}
+
+TEST_CASE("validator/diff: an extra cable between spare ports is unplanned") {
+  LabFixture lab;
+  lab.wiring.push_back({lab.port("tor-p0-s00-r1a", "etp10"), lab.port("agg-p0-1-02", "etp8"), ""});
+  // Traffic only crosses it if routing uses it: the ToR hashes over all its
+  // uplinks, so it does.
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "unplanned");
+  CHECK(r.findings[0].cables.empty());
+}
+
+TEST_CASE("validator/diff: too few probes is unobserved, never missing") {
+  LabFixture lab;
+  auto all = lab.observe();
+  // Keep only the probes of one host port: the rest of the fabric has too
+  // little evidence to call anything missing.
+  std::vector<probe::Observation> few;
+  for (const auto& o : all) {
+    if (o.src_device == "host-p0-s00-h000" && o.src_port == "nic1p1" && few.size() < 2) few.push_back(o);
+  }
+  auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, few));
+  for (const auto& f : r.findings) {
+    INFO(f.message);
+    CHECK(f.kind == "unobserved");
+    CHECK(f.severity == "info");
+  }
+  CHECK(r.clean());
+}

@@ -1,0 +1,83 @@
+// The lab pod's blueprint, a wiring to change, and the observations the
+// forwarding model gives for a probe plan that covers every host cable both
+// ways and every ToR uplink many times.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include "planner/plan.h"
+#include "planner/spec_loader.h"
+#include "test_util.h"
+#include "validator/diff.h"
+#include "validator/simulate.h"
+
+namespace hpn::test {
+
+struct LabFixture {
+  Plan plan;
+  std::unique_ptr<validator::FabricIndex> fabric;
+  std::vector<validator::WiredCable> wiring;
+
+  LabFixture() {
+    auto spec = load_spec_file(source_path("examples/lab-pod.yaml").string());
+    REQUIRE(spec.ok());
+    auto made = make_plan(std::move(spec.value()), "test");
+    REQUIRE(made.ok());
+    plan = std::move(made.value());
+    fabric = std::make_unique<validator::FabricIndex>(plan.blueprint);
+    wiring = validator::planned_wiring(*fabric);
+  }
+
+  const Blueprint& bp() const { return plan.blueprint; }
+  int cable(const std::string& id) const {
+    for (size_t i = 0; i < bp().cables.size(); ++i) if (bp().cables[i].id == id) return static_cast<int>(i);
+    FAIL("no cable " << id);
+    return -1;
+  }
+  // The cable whose a-end is device:port.
+  int cable_from(const std::string& device, const std::string& port) const {
+    for (size_t i = 0; i < bp().cables.size(); ++i) {
+      const Cable& c = bp().cables[i];
+      if (bp().devices[c.a_device].name == device && c.a_port == port) return static_cast<int>(i);
+    }
+    FAIL("no cable from " << device << ":" << port);
+    return -1;
+  }
+  validator::PortRef port(const std::string& device, const std::string& port) const {
+    int d = fabric->device_by_name(device);
+    return {d, fabric->port_by_name(d, port)};
+  }
+
+  // Every back-end port of every host probes every host of the other
+  // segment on both rails, from two source ports each.
+  std::vector<probe::Observation> observe() const {
+    validator::FabricModel model(*fabric, wiring);
+    std::vector<probe::Observation> out;
+    uint64_t id = 0;
+    const auto& devices = bp().devices;
+    for (size_t h = 0; h < devices.size(); ++h) {
+      if (devices[h].role != Role::host) continue;
+      const auto& ports = bp().panels[devices[h].panel].ports;
+      for (size_t p = 0; p < ports.size(); ++p) {
+        if (ports[p].nic < 1) continue;
+        for (size_t d = 0; d < devices.size(); ++d) {
+          if (devices[d].role != Role::host || devices[d].segment == devices[h].segment) continue;
+          for (int nic = 1; nic <= 2; ++nic) {
+            for (int sport : {49152, 49153}) {
+              auto obs = model.probe(static_cast<int>(h), static_cast<int>(p), static_cast<int>(d), nic,
+                                     sport + static_cast<int>(id % 4000), ++id);
+              out.insert(out.end(), obs.begin(), obs.end());
+            }
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  validator::Report verify() const {
+    return validator::diff(*fabric, validator::collect_witnesses(*fabric, observe()));
+  }
+};
+
+}  // namespace hpn::test

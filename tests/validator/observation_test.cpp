@@ -1,0 +1,93 @@
+// Observation records: the JSON lines round trip, located errors, and the
+// whole verify command on a real blueprint.db.
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "lab_fixture.h"
+#include "planner/plan_output.h"
+#include "probe/observation.h"
+
+using namespace hpn;
+
+TEST_CASE("validator/observations: JSON lines round trip") {
+  probe::Observation o;
+  o.run = "r1";
+  o.probe = 7;
+  o.direction = "forward";
+  o.src_device = "host-p0-s00-h000";
+  o.src_port = "nic1p1";
+  o.src_address = "fd48:504e::10";
+  o.src_udp_port = 49152;
+  o.dst_device = "host-p0-s01-h000";
+  o.dst_address = "fd48:504e:0:2::10";
+  o.dst_udp_port = 17768;
+  o.received = true;
+  o.rx_port = "nic1p1";
+  o.hops = {{65536, 18, 81, 63}, {4096, 17, -1, 62}};
+  o.sent_ns = 1;
+  o.received_ns = 2;
+  std::istringstream in(probe::to_json_line(o) + "\n\n" + probe::to_json_line(o) + "\n");
+  auto back = probe::read_observations(in, "obs.jsonl");
+  REQUIRE(back.ok());
+  REQUIRE(back->size() == 2);
+  const auto& b = back->at(1);
+  CHECK(b.src_port == "nic1p1");
+  CHECK(b.dst_udp_port == 17768);
+  REQUIRE(b.hops.size() == 2);
+  CHECK(b.hops[0].egress_if == 81);
+  CHECK(b.hops[1].egress_if == -1);
+  CHECK(b.rx_port == "nic1p1");
+}
+
+TEST_CASE("validator/observations: bad lines are located errors") {
+  auto error = [](const std::string& text) {
+    std::istringstream in(text);
+    auto r = probe::read_observations(in, "obs.jsonl");
+    REQUIRE_FALSE(r.ok());
+    return r.error().message;
+  };
+  CHECK(error("{}\n") == "obs.jsonl:1: missing 'run'");
+  CHECK(error("\n{not json\n") == "obs.jsonl:2: not a JSON object");
+  CHECK(error(R"({"run":"r","probe":1,"direction":"sideways"})") ==
+        "obs.jsonl:1: 'direction' must be \"forward\" or \"reverse\"");
+  CHECK(error(R"({"run":"r","probe":1,"direction":"forward","src":{"device":"h","port":"p","address":"a","udp_port":70000}})") ==
+        "obs.jsonl:1: 'udp_port' must be an integer from 0 to 65535");
+  CHECK(error(std::string("\xff\xfe\x00garbage", 10)) == "obs.jsonl:1: not a JSON object");
+}
+
+TEST_CASE("validator/verify: the command's exit codes and JSON report") {
+  test::LabFixture lab;
+  test::TempDir dir;
+  REQUIRE(write_plan(lab.bp(), lab.plan.summary, (dir / "plan").string()).ok());
+  auto write_obs = [&](const std::string& name) {
+    std::ofstream out(dir / name);
+    for (const auto& o : lab.observe()) out << probe::to_json_line(o) << '\n';
+  };
+  write_obs("clean.jsonl");
+  auto clean = test::run_hpnctl("verify --blueprint plan clean.jsonl", dir.path());
+  CHECK(clean.exit_code == 0);
+  CHECK(clean.out.rfind("clean: 96 cables in scope, 96 verified both ways; 0 findings", 0) == 0);
+
+  int a = lab.cable_from("tor-p0-s00-r1a", "etp5"), b = lab.cable_from("tor-p0-s00-r1a", "etp6");
+  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  write_obs("swap.jsonl");
+  auto swap = test::run_hpnctl("verify --blueprint plan --format json swap.jsonl", dir.path());
+  CHECK(swap.exit_code == 1);
+  auto j = nlohmann::json::parse(swap.out);
+  REQUIRE(j["findings"].size() == 1);
+  const auto& f = j["findings"][0];
+  CHECK(f["kind"] == "swapped");
+  CHECK(f["cables"] == nlohmann::json::array({lab.bp().cables[a].id, lab.bp().cables[b].id}));
+  CHECK(f["labels"][0]["label_a"].get<std::string>().rfind(lab.bp().cables[a].id + " tor-p0-s00-r1a:etp5 > ", 0) == 0);
+  CHECK(f["evidence"].contains(lab.bp().cables[a].id));
+  CHECK(f["severity"] == "critical");
+  CHECK(j["summary"]["clean"] == false);
+  CHECK(j["summary"]["findings"]["swapped"] == 1);
+
+  test::write_file(dir / "bad.jsonl", "{\"run\": 1}\n");
+  auto bad = test::run_hpnctl("verify --blueprint plan bad.jsonl", dir.path());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "hpnctl: bad.jsonl:1: 'run' must be a string\n");
+}

@@ -1,0 +1,271 @@
+#include "validator/diff.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+namespace hpn::validator {
+
+bool Report::clean() const {
+  return std::none_of(findings.begin(), findings.end(),
+                      [](const Finding& f) { return f.severity != "info"; });
+}
+
+namespace {
+
+class Differ {
+ public:
+  Differ(const FabricIndex& f, const Witnesses& w, const DiffOptions& o)
+      : f_(f), bp_(f.blueprint()), w_(w), o_(o), involved_(bp_.cables.size(), false),
+        dual_plane_(std::any_of(bp_.devices.begin(), bp_.devices.end(),
+                                [](const Device& d) { return d.plane == 2; })) {}
+
+  Report run() {
+    r_.evidence = w_.cables;
+    mismatches();
+    silences();
+    std::stable_sort(r_.findings.begin(), r_.findings.end(), [](const Finding& a, const Finding& b) {
+      return rank(a.severity) < rank(b.severity);
+    });
+    auto& s = r_.summary;
+    s.observations = w_.observations;
+    s.received = w_.received;
+    s.lost = w_.lost;
+    s.unreadable_hops = w_.unreadable_hops;
+    for (const auto& f : r_.findings) ++s.by_kind[f.kind];
+    r_.unknown_devices.assign(w_.unknown_devices.begin(), w_.unknown_devices.end());
+    return std::move(r_);
+  }
+
+ private:
+  static int rank(const std::string& severity) {
+    return severity == "critical" ? 0 : severity == "warning" ? 1 : 2;
+  }
+
+  std::string ends(int cable) const {
+    return f_.name(f_.end_of(cable, 0)) + " -- " + f_.name(f_.end_of(cable, 1));
+  }
+  const std::string& id(int cable) const { return bp_.cables[cable].id; }
+  const Device& dev(PortRef p) const { return bp_.devices[p.device]; }
+
+  void add(std::string kind, std::string severity, std::vector<int> cables, std::string expected,
+           std::string observed, std::string message) {
+    for (int c : cables) involved_[c] = true;
+    r_.findings.push_back({std::move(kind), std::move(severity), std::move(cables),
+                           std::move(expected), std::move(observed), std::move(message)});
+  }
+
+  // An HPN invariant the observed link {x, y} breaks, if any: a host NIC port
+  // on a ToR of another rail or plane (HPN §4: NIC r to ToR pair r, port 1 to
+  // plane 1, port 2 to plane 2), a ToR uplink into another plane (§6).
+  bool invariant(PortRef x, PortRef y, int cable) {
+    if (dev(x).role == Role::tor && dev(y).role == Role::host) std::swap(x, y);
+    if (dev(x).role == Role::agg && dev(y).role == Role::tor) std::swap(x, y);
+    const Device& a = dev(x);
+    const Device& b = dev(y);
+    std::vector<int> cables;
+    if (cable >= 0) cables.push_back(cable);
+    std::string observed = f_.name(x) + " -- " + f_.name(y);
+    std::string expected = cable >= 0 ? ends(cable) : "no cable";
+    if (a.role == Role::host && b.role == Role::tor) {
+      const PanelPort& port = f_.port(x);
+      if (port.nic > 0 && b.rail != port.nic) {
+        add("rail-violation", "critical", cables, expected, observed,
+            fmt::format("{}: NIC {} is cabled to {}, a ToR of rail {}; NIC {} belongs on rail {}{}",
+                        f_.name(x), port.nic, b.name, b.rail, port.nic, port.nic,
+                        cable >= 0 ? fmt::format(" ({})", f_.name(f_.far_end(x))) : ""));
+        return true;
+      }
+      // Port k of a NIC on plane k: its planned ToR says which plane is right.
+      PortRef planned = f_.far_end(x);
+      int want = planned.valid() ? dev(planned).plane : kNone;
+      if (port.nic > 0 && dual_plane_ && want != kNone && b.plane != want) {
+        add("plane-violation", "critical", cables, expected, observed,
+            fmt::format("{} is cabled to {} in plane {}, so both ports of NIC {} reach one plane; "
+                        "move it to {} in plane {}",
+                        f_.name(x), f_.name(y), b.plane, port.nic, f_.name(planned), want));
+        return true;
+      }
+    }
+    if (a.role == Role::tor && b.role == Role::agg && a.plane != b.plane && dual_plane_) {
+      add("plane-violation", "critical", cables, expected, observed,
+          fmt::format("{} (plane {}) is cabled to {} in plane {}: a ToR's uplinks stay in its own "
+                      "plane; move it to {}", f_.name(x), a.plane, f_.name(y), b.plane,
+                      cable >= 0 ? f_.name(f_.far_end(x)) : "a plane-" + std::to_string(a.plane) + " switch"));
+      return true;
+    }
+    return false;
+  }
+
+  void mismatches() {
+    // Undirected observed links the plan does not have.
+    std::set<std::pair<PortRef, PortRef>> links;
+    for (const auto& [link, count] : w_.unplanned) {
+      auto [x, y] = link;
+      if (y < x) std::swap(x, y);
+      links.insert({x, y});
+    }
+    std::set<std::pair<PortRef, PortRef>> done;
+    for (const auto& link : links) {
+      if (done.count(link)) continue;
+      auto [x, y] = link;
+      done.insert(link);
+      // The anchor is the end whose planned cable starts there (its a-end):
+      // the cable was plugged in at its own device and run to the wrong place.
+      CableEnd ex = f_.cable_at(x), ey = f_.cable_at(y);
+      if ((ex.cable < 0 || ex.end != 0) && ey.cable >= 0 && ey.end == 0) {
+        std::swap(x, y);
+        std::swap(ex, ey);
+      }
+      PortRef px = f_.far_end(x), py = f_.far_end(y);
+      // Two cables exchanged at one end: {x, y} and {px, py} both observed.
+      if (ex.cable >= 0 && ey.cable >= 0 && ex.cable != ey.cable) {
+        std::pair<PortRef, PortRef> twin = px < py ? std::pair{px, py} : std::pair{py, px};
+        if (links.count(twin)) {
+          done.insert(twin);
+          // Where the two ends were exchanged: the device both moved ends share.
+          bool at_y = dev(y).name == dev(px).name;
+          int first = std::min(ex.cable, ey.cable), second = std::max(ex.cable, ey.cable);
+          auto planned_port_at = [&](int cable, int device) {
+            PortRef a = f_.end_of(cable, 0);
+            return f_.port(a.device == device ? a : f_.end_of(cable, 1)).name;
+          };
+          int at = at_y ? px.device : x.device;
+          add("swapped", "critical", {first, second}, ends(first) + "; " + ends(second),
+              f_.name(x) + " -- " + f_.name(y) + "; " + f_.name(px) + " -- " + f_.name(py),
+              fmt::format("cables {} and {} are swapped at {}: {} and {} hold each other's cable; "
+                          "swap them back", id(first), id(second), bp_.devices[at].name,
+                          planned_port_at(first, at), planned_port_at(second, at)));
+          continue;
+        }
+      }
+      if (invariant(x, y, ex.cable)) continue;
+      if (ex.cable < 0) {
+        add("unplanned", "warning", {}, "no cable", f_.name(x) + " -- " + f_.name(y),
+            fmt::format("an unplanned cable joins {} and {}; remove it", f_.name(x), f_.name(y)));
+        continue;
+      }
+      if (px.valid() && y.device == px.device) {
+        add("wrong-port", "critical", {ex.cable}, ends(ex.cable), f_.name(x) + " -- " + f_.name(y),
+            fmt::format("cable {} from {} lands on {} port {}; move it to port {}", id(ex.cable),
+                        f_.name(x), dev(y).name, f_.port(y).name, f_.port(px).name));
+      } else {
+        add("wrong-device", "critical", {ex.cable}, ends(ex.cable), f_.name(x) + " -- " + f_.name(y),
+            fmt::format("cable {} from {} lands on {} instead of {}; re-run it to {}", id(ex.cable),
+                        f_.name(x), f_.name(y), f_.name(px), f_.name(px)));
+      }
+    }
+  }
+
+  bool in_scope(const Cable& c) const {
+    switch (c.kind) {
+      case CableKind::host_tor: return w_.probed_hosts.count(c.a_device) > 0;
+      case CableKind::tor_agg: return probed_tors_.count(c.a_device) > 0;
+      case CableKind::agg_core: return w_.inter_pod && probed_pods_.count(bp_.devices[c.a_device].pod) > 0;
+      case CableKind::frontend: return false;  // probes run on the back end
+    }
+    return false;
+  }
+
+  // Enough traffic went through the cable's ECMP group, this way, that a
+  // member nobody saw was not merely unlucky.
+  bool group_says_enough(int cable, int direction) const {
+    auto it = groups_.find({bp_.cables[cable].a_device, bp_.cables[cable].kind});
+    if (it == groups_.end() || it->second.size() < 2) return false;
+    int64_t total = 0;
+    for (int member : it->second) total += w_.cables[member].dir[direction].received;
+    double n = static_cast<double>(it->second.size());
+    return std::pow(1.0 - 1.0 / n, static_cast<double>(total)) < o_.miss_probability;
+  }
+
+  bool enough(int cable, int direction) const {
+    const Cable& c = bp_.cables[cable];
+    if (c.kind == CableKind::host_tor) return w_.cables[cable].dir[direction].sent >= o_.min_probes;
+    return group_says_enough(cable, direction);
+  }
+
+  void silences() {
+    // A second, unplanned link between two switches makes the split of
+    // traffic between them unpredictable (hashes polarize): the cables they
+    // share are not judged by their silence; the mismatch finding explains.
+    std::set<std::pair<int, int>> doubled;
+    for (const auto& [link, count] : w_.unplanned) {
+      doubled.insert({std::min(link.first.device, link.second.device), std::max(link.first.device, link.second.device)});
+    }
+    for (size_t i = 0; i < bp_.cables.size(); ++i) {
+      const Cable& c = bp_.cables[i];
+      if (c.kind == CableKind::host_tor && w_.probed_hosts.count(c.a_device)) {
+        probed_tors_.insert(c.z_device);
+        probed_pods_.insert(bp_.devices[c.a_device].pod);
+      }
+      if (c.kind == CableKind::tor_agg || c.kind == CableKind::agg_core) {
+        groups_[{c.a_device, c.kind}].push_back(static_cast<int>(i));
+      }
+    }
+    auto& s = r_.summary;
+    for (size_t i = 0; i < bp_.cables.size(); ++i) {
+      int cable = static_cast<int>(i);
+      const Cable& c = bp_.cables[i];
+      if (!in_scope(c)) {
+        ++s.cables_out_of_scope;
+        continue;
+      }
+      ++s.cables_in_scope;
+      if (involved_[i]) continue;
+      if (doubled.count({std::min(c.a_device, c.z_device), std::max(c.a_device, c.z_device)})) continue;
+      const auto& e = w_.cables[i].dir;
+      bool seen[2] = {e[0].received > 0, e[1].received > 0};
+      bool can[2] = {enough(cable, 0), enough(cable, 1)};
+      std::string a = f_.name(f_.end_of(cable, 0)), z = f_.name(f_.end_of(cable, 1));
+      if (seen[0] && seen[1]) {
+        ++s.cables_verified;
+      } else if (!seen[0] && !seen[1]) {
+        bool neighbours = w_.device_seen[c.a_device] && w_.device_seen[c.z_device];
+        if ((can[0] || can[1]) && neighbours) {
+          add("missing", "critical", {cable}, ends(cable), "nothing, either way",
+              fmt::format("cable {} ({} -- {}) shows no light either way although probes were sent "
+                          "across it; check that it is in place, seated and lit at both ends",
+                          c.id, a, z));
+        } else {
+          add("unobserved", "info", {cable}, ends(cable), "not enough probes",
+              fmt::format("cable {} ({} -- {}): too few probes crossed it to tell; probe it again",
+                          c.id, a, z));
+        }
+      } else {
+        int dead = seen[0] ? 1 : 0;
+        std::string from = dead == 0 ? a : z, to = dead == 0 ? z : a;
+        if (can[dead]) {
+          add("unidirectional", "critical", {cable}, ends(cable),
+              fmt::format("{} -> {} only", dead == 0 ? z : a, dead == 0 ? a : z),
+              fmt::format("cable {} carries {} -> {} but nothing {} -> {}: clean or replace the "
+                          "fibre or optic of that direction", c.id, dead == 0 ? z : a,
+                          dead == 0 ? a : z, from, to));
+        } else {
+          add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
+              fmt::format("cable {} ({} -- {}) was seen one way only and too few probes went the "
+                          "other way ({} -> {}) to tell; probe it again", c.id, a, z, from, to));
+        }
+      }
+    }
+  }
+
+  const FabricIndex& f_;
+  const Blueprint& bp_;
+  const Witnesses& w_;
+  const DiffOptions& o_;
+  Report r_;
+  std::vector<bool> involved_;
+  bool dual_plane_;
+  std::set<int> probed_tors_, probed_pods_;
+  std::map<std::pair<int, CableKind>, std::vector<int>> groups_;
+};
+
+}  // namespace
+
+Report diff(const FabricIndex& fabric, const Witnesses& witnesses, const DiffOptions& options) {
+  return Differ(fabric, witnesses, options).run();
+}
+
+}  // namespace hpn::validator

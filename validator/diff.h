@@ -1,0 +1,48 @@
+// The diff: witnessed links against the blueprint's cables, as findings a
+// technician can act on. Pure: a blueprint and evidence in, a Report out.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "validator/fabric_index.h"
+#include "validator/witness.h"
+
+namespace hpn::validator {
+
+struct DiffOptions {
+  // A deterministic direction (a host cable) needs this many probes before
+  // its silence counts as evidence of absence.
+  int min_probes = 3;
+  // An ECMP member's silence counts once the chance that uniform hashing
+  // missed it by luck, (1 - 1/n)^N after N probes over n members, is below this.
+  double miss_probability = 1e-3;
+};
+
+struct Finding {
+  std::string kind;      // swapped, wrong-port, wrong-device, missing, unobserved,
+                         // unplanned, unidirectional, plane-violation, rail-violation
+  std::string severity;  // critical, warning, info
+  std::vector<int> cables;  // blueprint cable indices this finding concerns
+  std::string expected;  // the planned ends, "a-device:port -- z-device:port"
+  std::string observed;  // what the traces showed
+  std::string message;   // one sentence a technician can act on
+};
+
+struct Report {
+  std::vector<Finding> findings;
+  std::vector<CableEvidence> evidence;  // by cable index (per direction sent/received)
+  struct Summary {
+    int64_t observations = 0, received = 0, lost = 0, unreadable_hops = 0;
+    int64_t cables_in_scope = 0, cables_verified = 0, cables_out_of_scope = 0;
+    std::map<std::string, int64_t> by_kind;
+  } summary;
+  std::vector<std::string> unknown_devices;
+  bool clean() const;  // no finding above "info"
+};
+
+Report diff(const FabricIndex& fabric, const Witnesses& witnesses, const DiffOptions& options = {});
+
+}  // namespace hpn::validator

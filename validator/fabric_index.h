@@ -1,0 +1,57 @@
+// Look-ups over a blueprint that the diff needs at every hop: node ID to
+// device, telemetry port ID to port, and each port's planned cable.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "blueprint/model.h"
+
+namespace hpn::validator {
+
+// A port of a device: `port` is its index in the device's panel.
+struct PortRef {
+  int device = -1;
+  int port = -1;
+  bool valid() const { return device >= 0 && port >= 0; }
+  friend bool operator==(const PortRef&, const PortRef&) = default;
+  friend auto operator<=>(const PortRef&, const PortRef&) = default;
+};
+
+// The planned cable at a port and which end of it the port is.
+struct CableEnd {
+  int cable = -1;
+  int end = 0;  // 0 = a-end, 1 = z-end
+};
+
+class FabricIndex {
+ public:
+  explicit FabricIndex(const Blueprint& bp);
+
+  const Blueprint& blueprint() const { return bp_; }
+  int device_by_name(const std::string& name) const;
+  int device_by_node_id(int64_t node_id) const;
+  int port_by_name(int device, const std::string& name) const;
+  int port_by_id(int device, int port_id) const;
+  CableEnd cable_at(PortRef p) const;
+  PortRef end_of(int cable, int end) const;  // the port at an end of a cable
+  PortRef far_end(PortRef p) const;          // the planned peer of a port, or invalid
+  const PanelPort& port(PortRef p) const;
+  std::string name(PortRef p) const;         // "device:port"
+  // The host NIC (0 = front end) whose bond carries `address`, or -1.
+  int nic_of_address(int device, const std::string& address) const;
+
+ private:
+  const Blueprint& bp_;
+  std::unordered_map<std::string, int> devices_;
+  std::unordered_map<int64_t, int> nodes_;
+  std::vector<std::unordered_map<std::string, int>> port_names_;  // by panel
+  std::vector<std::unordered_map<int, int>> port_ids_;            // by panel
+  std::vector<size_t> first_slot_;                                // by device
+  std::vector<CableEnd> slots_;                                   // by (device, port)
+  std::unordered_map<std::string, std::pair<int, int>> addresses_;  // address -> device, nic
+};
+
+}  // namespace hpn::validator

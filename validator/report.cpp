@@ -1,0 +1,108 @@
+#include "validator/report.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "blueprint/csv.h"
+#include "blueprint/text_table.h"
+
+namespace hpn::validator {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::string cable_list(const Finding& f, const Blueprint& bp) {
+  std::string s;
+  for (int c : f.cables) s += (s.empty() ? "" : " ") + bp.cables[c].id;
+  return s.empty() ? "-" : s;
+}
+
+json direction(const DirectionEvidence& d) { return {{"sent", d.sent}, {"received", d.received}}; }
+
+json to_json(const Report& r, const Blueprint& bp) {
+  json j;
+  auto& findings = j["findings"] = json::array();
+  for (const auto& f : r.findings) {
+    json item{{"kind", f.kind}, {"severity", f.severity}};
+    auto& cables = item["cables"] = json::array();
+    auto& labels = item["labels"] = json::array();
+    auto evidence = json::object();
+    for (int c : f.cables) {
+      const Cable& cable = bp.cables[c];
+      cables.push_back(cable.id);
+      labels.push_back({{"cable", cable.id}, {"label_a", cable_label(bp, cable, true)},
+                        {"label_z", cable_label(bp, cable, false)}});
+      evidence[cable.id] = {{"a_to_z", direction(r.evidence[c].dir[0])},
+                            {"z_to_a", direction(r.evidence[c].dir[1])}};
+    }
+    item["expected"] = f.expected;
+    item["observed"] = f.observed;
+    item["evidence"] = evidence;
+    item["message"] = f.message;
+    findings.push_back(item);
+  }
+  const auto& s = r.summary;
+  json kinds = json::object();
+  for (const auto& [kind, n] : s.by_kind) kinds[kind] = n;
+  j["summary"] = {{"clean", r.clean()},
+                  {"observations", s.observations},
+                  {"received", s.received},
+                  {"lost", s.lost},
+                  {"unreadable_hops", s.unreadable_hops},
+                  {"cables_in_scope", s.cables_in_scope},
+                  {"cables_verified", s.cables_verified},
+                  {"cables_out_of_scope", s.cables_out_of_scope},
+                  {"findings", kinds}};
+  j["unknown_devices"] = r.unknown_devices;
+  return j;
+}
+
+}  // namespace
+
+void render_report(const Report& r, const FabricIndex& fabric, OutputFormat format, std::ostream& out) {
+  const Blueprint& bp = fabric.blueprint();
+  if (format == OutputFormat::json) {
+    out << to_json(r, bp).dump(2) << '\n';
+    return;
+  }
+  if (format == OutputFormat::csv) {
+    CsvWriter w(out);
+    w.row({"kind", "severity", "cables", "expected", "observed", "a_to_z_sent", "a_to_z_received",
+           "z_to_a_sent", "z_to_a_received", "message"});
+    for (const auto& f : r.findings) {
+      DirectionEvidence az, za;
+      for (int c : f.cables) {
+        az.sent += r.evidence[c].dir[0].sent;
+        az.received += r.evidence[c].dir[0].received;
+        za.sent += r.evidence[c].dir[1].sent;
+        za.received += r.evidence[c].dir[1].received;
+      }
+      w.field(f.kind).field(f.severity).field(cable_list(f, bp)).field(f.expected).field(f.observed);
+      w.field(az.sent).field(az.received).field(za.sent).field(za.received).field(f.message);
+      w.end_row();
+    }
+    return;
+  }
+  if (!r.findings.empty()) {
+    TextTable table({"severity", "kind", "cables", "finding"});
+    for (const auto& f : r.findings) table.add({f.severity, f.kind, cable_list(f, bp), f.message});
+    table.render(out);
+    out << '\n';
+  }
+  const auto& s = r.summary;
+  out << fmt::format("{}: {} cables in scope, {} verified both ways; {} findings",
+                     r.clean() ? "clean" : "NOT CLEAN", s.cables_in_scope, s.cables_verified,
+                     r.findings.size());
+  std::string kinds;
+  for (const auto& [kind, n] : s.by_kind) kinds += fmt::format("{}{} {}", kinds.empty() ? " (" : ", ", n, kind);
+  out << kinds << (kinds.empty() ? "" : ")") << '\n';
+  out << fmt::format("{} observations, {} received, {} lost; {} cables outside the probed scope\n",
+                     s.observations, s.received, s.lost, s.cables_out_of_scope);
+  if (!r.unknown_devices.empty()) {
+    out << fmt::format("{} device names in the observations are not in the blueprint (first: {})\n",
+                       r.unknown_devices.size(), r.unknown_devices.front());
+  }
+}
+
+}  // namespace hpn::validator

@@ -1,0 +1,155 @@
+#include "validator/simulate.h"
+
+namespace hpn::validator {
+
+std::vector<WiredCable> planned_wiring(const FabricIndex& f) {
+  std::vector<WiredCable> wiring;
+  for (size_t c = 0; c < f.blueprint().cables.size(); ++c) {
+    wiring.push_back({f.end_of(static_cast<int>(c), 0), f.end_of(static_cast<int>(c), 1), ""});
+  }
+  return wiring;
+}
+
+FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) : f_(f) {
+  const Blueprint& bp = f.blueprint();
+  peers_.resize(bp.devices.size());
+  for (size_t d = 0; d < bp.devices.size(); ++d) {
+    peers_[d].resize(bp.panels[bp.devices[d].panel].ports.size());
+  }
+  for (const auto& w : wiring) {
+    if (!w.a.valid() || !w.z.valid() || w.fault == "down") continue;
+    peers_[w.a.device][w.a.port] = {w.z, w.fault == "drop-a-z"};
+    peers_[w.z.device][w.z.port] = {w.a, w.fault == "drop-z-a"};
+  }
+  host_port_.resize(bp.devices.size());
+  links_to_.resize(bp.devices.size());
+  up_.resize(bp.devices.size());
+  for (size_t d = 0; d < bp.devices.size(); ++d) {
+    Role role = bp.devices[d].role;
+    if (role == Role::host) continue;
+    for (size_t i = 0; i < peers_[d].size(); ++i) {
+      PortRef far = peers_[d][i].port;
+      if (!far.valid()) continue;
+      Role far_role = bp.devices[far.device].role;
+      int port = static_cast<int>(i);
+      if (far_role == Role::host) {
+        uint64_t k = key(far.device, f.port(far).nic);
+        host_port_[d].emplace(k, port);  // the first port a host NIC is seen on
+        tors_with_[k].push_back(static_cast<int>(d));
+      }
+      links_to_[d][far.device].push_back(port);
+      if ((role == Role::tor && far_role == Role::agg) || (role == Role::agg && far_role == Role::core)) {
+        up_[d].push_back(port);
+      }
+    }
+  }
+  for (const auto& i : bp.interfaces) {
+    if (i.purpose == "host") addresses_.emplace(key(i.device, i.nic), i.ipv6);
+  }
+}
+
+const FabricModel::Peer* FabricModel::peer(PortRef p) const {
+  const Peer& q = peers_[p.device][p.port];
+  return q.port.valid() ? &q : nullptr;
+}
+
+std::string FabricModel::address(int host, int nic) const {
+  auto it = addresses_.find(key(host, nic));
+  return it == addresses_.end() ? std::string() : it->second;
+}
+
+namespace {
+
+// FNV-1a over the five-tuple: deterministic, and spread enough to mimic a
+// switch's ECMP hash.
+// Each switch seeds it with its node ID, as real switches use their own seeds.
+uint64_t hash_tuple(uint32_t seed, const std::string& src, const std::string& dst, int sport, int dport) {
+  uint64_t h = 1469598103934665603ull ^ (uint64_t{seed} * 0x9E3779B97F4A7C15ull);
+  auto mix = [&](const std::string& s) {
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  };
+  mix(src);
+  mix(dst);
+  mix(std::to_string(sport));
+  mix(std::to_string(dport));
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+PortRef FabricModel::route(int device, const std::string& src, const std::string& dst, int dst_host,
+                           int nic, int sport, int dport) const {
+  const Blueprint& bp = f_.blueprint();
+  uint64_t k = key(dst_host, nic);
+  // Deliver: a host route learned from the host's ARP on this port.
+  if (auto it = host_port_[device].find(k); it != host_port_[device].end()) return {device, it->second};
+  uint64_t h = hash_tuple(bp.devices[device].node_id, src, dst, sport, dport);
+  Role role = bp.devices[device].role;
+  if (role == Role::agg) {
+    // Down to the ToRs that have the host: one path per plane, unless miswired.
+    std::vector<int> down;
+    if (auto tors = tors_with_.find(k); tors != tors_with_.end()) {
+      for (int tor : tors->second) {
+        auto it = links_to_[device].find(tor);
+        if (it != links_to_[device].end()) down.insert(down.end(), it->second.begin(), it->second.end());
+      }
+    }
+    if (!down.empty()) return {device, down[h % down.size()]};
+    return {};  // the model leaves inter-pod forwarding to the lab
+  }
+  if (role == Role::tor && !up_[device].empty()) return {device, up_[device][h % up_[device].size()]};
+  return {};
+}
+
+probe::Observation FabricModel::send(PortRef from, const std::string& src_address, int dst_host,
+                                     int nic, const std::string& dst_address, int sport, int dport,
+                                     uint64_t id, const char* direction) {
+  const Blueprint& bp = f_.blueprint();
+  probe::Observation o;
+  o.run = "sim";
+  o.probe = id;
+  o.direction = direction;
+  o.src_device = bp.devices[from.device].name;
+  o.src_port = f_.port(from).name;
+  o.src_address = src_address;
+  o.src_udp_port = sport;
+  o.dst_device = bp.devices[dst_host].name;
+  o.dst_address = dst_address;
+  o.dst_udp_port = dport;
+  o.sent_ns = static_cast<int64_t>(id) * 1000;
+  PortRef out = from;
+  int hop_limit = 64;
+  for (int hops = 0; hops < 16; ++hops) {
+    const Peer* p = peer(out);
+    if (!p || p->drops) return o;
+    PortRef in = p->port;
+    if (in.device == dst_host) {
+      o.received = true;
+      o.rx_port = f_.port(in).name;
+      o.received_ns = o.sent_ns + 5000;
+      return o;
+    }
+    if (bp.devices[in.device].role == Role::host) return o;  // delivered to the wrong host
+    PortRef next = route(in.device, src_address, dst_address, dst_host, nic, sport, dport);
+    if (!next.valid()) return o;
+    --hop_limit;
+    o.hops.push_back({bp.devices[in.device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    out = next;
+  }
+  return o;
+}
+
+std::vector<probe::Observation> FabricModel::probe(int host, int port, int dst, int nic, int sport,
+                                                   uint64_t id) {
+  int src_nic = f_.port({host, port}).nic;
+  std::string src_address = address(host, src_nic), dst_address = address(dst, nic);
+  std::vector<probe::Observation> out;
+  out.push_back(send({host, port}, src_address, dst, nic, dst_address, sport, 17768, id, "forward"));
+  if (out.back().received) {
+    PortRef back{dst, f_.port_by_name(dst, out.back().rx_port)};
+    out.push_back(send(back, dst_address, host, src_nic, src_address, 17768, sport, id, "reverse"));
+  }
+  return out;
+}
+
+}  // namespace hpn::validator

@@ -1,0 +1,64 @@
+// An in-memory model of how an HPN fabric forwards on a given wiring: what
+// the network-namespace lab does with real kernels, in a form fast enough to
+// generate the observations of a whole pod. The diff's tests and its
+// benchmark use it; it is not a stand-in for the lab's evidence.
+//
+// Forwarding follows what the fabric's routing converges to on the actual
+// wiring: a ToR delivers to a host NIC it is cabled to, else hashes the
+// five-tuple over its uplinks; an aggregation switch sends down to the ToR
+// that has the host, else up; lost where nothing routes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "probe/observation.h"
+#include "validator/fabric_index.h"
+
+namespace hpn::validator {
+
+struct WiredCable {
+  PortRef a, z;
+  std::string fault;  // "", "down", "drop-a-z", "drop-z-a"
+};
+
+// The blueprint's own wiring.
+std::vector<WiredCable> planned_wiring(const FabricIndex& fabric);
+
+class FabricModel {
+ public:
+  FabricModel(const FabricIndex& fabric, std::vector<WiredCable> wiring);
+
+  // One probe from `host`'s port `port` to `dst`'s NIC `nic`, and the
+  // listener's reply out of the port it arrived on. Lost probes get no reply.
+  std::vector<probe::Observation> probe(int host, int port, int dst, int nic, int src_udp_port,
+                                        uint64_t probe_id);
+
+ private:
+  struct Peer {
+    PortRef port;
+    bool drops = false;  // this direction does not pass
+  };
+  const Peer* peer(PortRef p) const;
+  PortRef route(int device, const std::string& src, const std::string& dst, int dst_host, int nic,
+                int sport, int dport) const;
+  probe::Observation send(PortRef from, const std::string& src_address, int dst_host, int nic,
+                          const std::string& dst_address, int sport, int dport, uint64_t id,
+                          const char* direction);
+  std::string address(int host, int nic) const;
+
+  static uint64_t key(int host, int nic) { return uint64_t(host) << 8 | uint64_t(nic & 0xff); }
+
+  const FabricIndex& f_;
+  std::vector<std::vector<Peer>> peers_;  // by device, by port index
+  // Routing state the fabric converges to on this wiring (built once):
+  std::vector<std::unordered_map<uint64_t, int>> host_port_;  // a switch's port to a host NIC
+  std::unordered_map<uint64_t, std::vector<int>> tors_with_;  // switches cabled to a host NIC
+  std::vector<std::unordered_map<int, std::vector<int>>> links_to_;  // ports toward a neighbour
+  std::vector<std::vector<int>> up_;                                 // ToR and agg uplinks
+  std::unordered_map<uint64_t, std::string> addresses_;             // host NIC -> bond IPv6
+};
+
+}  // namespace hpn::validator

@@ -1,0 +1,98 @@
+#include "validator/witness.h"
+
+namespace hpn::validator {
+namespace {
+
+// The port of `host`'s NIC `nic` whose planned ToR is in `plane`: where a
+// probe sent from that plane must arrive (dual-plane fixes the path's plane
+// at the sender's first ToR, HPN §6).
+PortRef arrival_port(const FabricIndex& f, int host, int nic, int plane) {
+  const Blueprint& bp = f.blueprint();
+  const auto& ports = bp.panels[bp.devices[host].panel].ports;
+  for (size_t i = 0; i < ports.size(); ++i) {
+    if (ports[i].nic != nic) continue;
+    PortRef p{host, static_cast<int>(i)};
+    PortRef tor = f.far_end(p);
+    if (tor.valid() && bp.devices[tor.device].plane == plane) return p;
+  }
+  return {};
+}
+
+class Collector {
+ public:
+  Collector(const FabricIndex& f, Witnesses& w) : f_(f), w_(w) {}
+
+  void add(const probe::Observation& o) {
+    ++w_.observations;
+    int src = f_.device_by_name(o.src_device), dst = f_.device_by_name(o.dst_device);
+    if (src < 0) w_.unknown_devices.insert(o.src_device);
+    if (dst < 0) w_.unknown_devices.insert(o.dst_device);
+    if (src < 0 || dst < 0) return;
+    const Blueprint& bp = f_.blueprint();
+    w_.probed_hosts.insert(src);
+    w_.probed_hosts.insert(dst);
+    if (bp.devices[src].pod != bp.devices[dst].pod) w_.inter_pod = true;
+    PortRef sender{src, f_.port_by_name(src, o.src_port)};
+    attempt_first(sender);
+    attempt_last(sender, dst, o.dst_address);
+    if (!o.received) {
+      ++w_.lost;
+      return;
+    }
+    ++w_.received;
+    PortRef out = sender;
+    for (const auto& hop : o.hops) {
+      int device = hop.node_id < 0 ? -1 : f_.device_by_node_id(hop.node_id);
+      PortRef in{device, f_.port_by_id(device, hop.ingress_if)};
+      link(out, in);
+      out = {device, f_.port_by_id(device, hop.egress_if)};
+    }
+    link(out, {dst, f_.port_by_name(dst, o.rx_port)});
+  }
+
+ private:
+  void attempt_first(PortRef sender) {
+    CableEnd e = f_.cable_at(sender);
+    if (e.cable >= 0) ++w_.cables[e.cable].dir[e.end].sent;
+  }
+
+  void attempt_last(PortRef sender, int dst, const std::string& address) {
+    PortRef tor = f_.far_end(sender);
+    int nic = f_.nic_of_address(dst, address);
+    if (!tor.valid() || nic < 0) return;
+    PortRef arrival = arrival_port(f_, dst, nic, f_.blueprint().devices[tor.device].plane);
+    CableEnd e = f_.cable_at(arrival);
+    if (e.cable >= 0) ++w_.cables[e.cable].dir[1 - e.end].sent;  // toward the host
+  }
+
+  void link(PortRef from, PortRef to) {
+    if (!from.valid() || !to.valid()) {
+      ++w_.unreadable_hops;
+      return;
+    }
+    w_.device_seen[from.device] = true;
+    w_.device_seen[to.device] = true;
+    CableEnd e = f_.cable_at(from);
+    if (e.cable >= 0 && f_.end_of(e.cable, 1 - e.end) == to) {
+      ++w_.cables[e.cable].dir[e.end].received;
+    } else {
+      ++w_.unplanned[{from, to}];
+    }
+  }
+
+  const FabricIndex& f_;
+  Witnesses& w_;
+};
+
+}  // namespace
+
+Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs) {
+  Witnesses w;
+  w.cables.resize(fabric.blueprint().cables.size());
+  w.device_seen.assign(fabric.blueprint().devices.size(), false);
+  Collector c(fabric, w);
+  for (const auto& o : obs) c.add(o);
+  return w;
+}
+
+}  // namespace hpn::validator
