@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const hpn::Blueprint& bp = plan->blueprint;
-  hpn::validator::FabricIndex fabric(bp);
+  hpn::FabricIndex fabric(bp);
   hpn::validator::FabricModel model(fabric, hpn::validator::planned_wiring(fabric));
   std::vector<int> hosts;
   for (size_t i = 0; i < bp.devices.size(); ++i) {

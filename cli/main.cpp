@@ -182,7 +182,7 @@ int run_verify(const VerifyOptions& o) {
     if (!obs) return fail(obs.error().message);
     all.insert(all.end(), std::make_move_iterator(obs->begin()), std::make_move_iterator(obs->end()));
   }
-  hpn::validator::FabricIndex fabric(bp.value());
+  hpn::FabricIndex fabric(bp.value());
   hpn::validator::DiffOptions options;
   options.min_probes = o.min_probes;
   auto report = hpn::validator::diff(fabric, hpn::validator::collect_witnesses(fabric, all), options);

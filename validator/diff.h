@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "validator/fabric_index.h"
+#include "blueprint/fabric_index.h"
 #include "validator/witness.h"
 
 namespace hpn::validator {

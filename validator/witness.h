@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "probe/observation.h"
-#include "validator/fabric_index.h"
+#include "blueprint/fabric_index.h"
 
 namespace hpn::validator {
 

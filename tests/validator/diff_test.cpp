@@ -23,7 +23,7 @@ std::vector<std::string> ids(const LabFixture& lab, const validator::Finding& f)
 }
 
 // Moves the z-end of `cable` to `to`.
-void reroute(LabFixture& lab, int cable, validator::PortRef to) { lab.wiring[cable].z = to; }
+void reroute(LabFixture& lab, int cable, PortRef to) { lab.wiring[cable].z = to; }
 
 }  // namespace
 

@@ -15,7 +15,7 @@ namespace hpn::test {
 
 struct LabFixture {
   Plan plan;
-  std::unique_ptr<validator::FabricIndex> fabric;
+  std::unique_ptr<FabricIndex> fabric;
   std::vector<validator::WiredCable> wiring;
 
   LabFixture() {
@@ -24,7 +24,7 @@ struct LabFixture {
     auto made = make_plan(std::move(spec.value()), "test");
     REQUIRE(made.ok());
     plan = std::move(made.value());
-    fabric = std::make_unique<validator::FabricIndex>(plan.blueprint);
+    fabric = std::make_unique<FabricIndex>(plan.blueprint);
     wiring = validator::planned_wiring(*fabric);
   }
 
@@ -43,7 +43,7 @@ struct LabFixture {
     FAIL("no cable from " << device << ":" << port);
     return -1;
   }
-  validator::PortRef port(const std::string& device, const std::string& port) const {
+  PortRef port(const std::string& device, const std::string& port) const {
     int d = fabric->device_by_name(device);
     return {d, fabric->port_by_name(d, port)};
   }

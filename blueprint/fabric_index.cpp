@@ -1,6 +1,6 @@
-#include "validator/fabric_index.h"
+#include "blueprint/fabric_index.h"
 
-namespace hpn::validator {
+namespace hpn {
 
 FabricIndex::FabricIndex(const Blueprint& bp) : bp_(bp) {
   devices_.reserve(bp.devices.size());
@@ -94,4 +94,4 @@ int FabricIndex::nic_of_address(int device, const std::string& address) const {
   return it->second.second;
 }
 
-}  // namespace hpn::validator
+}  // namespace hpn

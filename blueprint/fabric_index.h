@@ -9,7 +9,7 @@
 
 #include "blueprint/model.h"
 
-namespace hpn::validator {
+namespace hpn {
 
 // A port of a device: `port` is its index in the device's panel.
 struct PortRef {
@@ -54,4 +54,4 @@ class FabricIndex {
   std::unordered_map<std::string, std::pair<int, int>> addresses_;  // address -> device, nic
 };
 
-}  // namespace hpn::validator
+}  // namespace hpn
