@@ -22,7 +22,7 @@ TEST_CASE("planner/layout: cable length is rack distance, both vertical runs and
   CHECK(layout.cable_length({0, 0, 0}, 1, {1, 0, 0}, 1) == 308);
 }
 
-TEST_CASE("planner/layout: every device has a rack; the network rack sits mid-row of its segment") {
+TEST_CASE("planner/layout: every device has a rack and the network rack sits mid-row of its segment") {
   Plan plan = test::plan_of("");
   const Blueprint& bp = plan.blueprint;
   std::map<std::string, int> ru_used;

@@ -30,7 +30,7 @@ TEST_CASE("planner/spec: the built-in default is examples/hpn-pod.yaml byte for 
   CHECK_FALSE(spec->media.rules[2].max_length_m.has_value());
 }
 
-TEST_CASE("planner/spec: keys left out keep their defaults; lists are replaced whole") {
+TEST_CASE("planner/spec: keys left out keep their defaults and lists are replaced whole") {
   auto spec = hpn::load_spec("version: 1\nfabric:\n  pods: 2\nmedia:\n  rules:\n    - {media: smf}\n", "pod.yaml");
   REQUIRE(spec.ok());
   CHECK(spec->pods == 2);

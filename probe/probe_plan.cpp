@@ -1,0 +1,269 @@
+#include "probe/probe_plan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "blueprint/fabric_index.h"
+
+namespace hpn::probe {
+
+Result<Scope> parse_scope(const std::string& text) {
+  Scope scope;
+  if (text.empty()) return scope;
+  std::stringstream in(text);
+  std::string item;
+  auto number = [&](const std::string& key, const std::string& value) -> Result<int> {
+    if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) {
+      return Error{fmt::format("--scope: {}={}: expected a number", key, value)};
+    }
+    return std::stoi(value);
+  };
+  while (std::getline(in, item, ',')) {
+    size_t eq = item.find('=');
+    std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    if (key == "pod" || key == "segment") {
+      auto n = number(key, value);
+      if (!n) return n.error();
+      (key == "pod" ? scope.pod : scope.segment) = n.value();
+    } else if (key == "rack" && !value.empty()) {
+      scope.rack = value;
+    } else if (key == "devices" && !value.empty()) {
+      scope.devices.push_back(value);
+    } else if (eq == std::string::npos && !scope.devices.empty()) {
+      scope.devices.push_back(key);  // devices=a,b,c: the list continues after commas
+    } else {
+      return Error{fmt::format("--scope: '{}': expected pod=N, segment=N, rack=NAME or devices=A,B,...", item)};
+    }
+  }
+  return scope;
+}
+
+Result<std::vector<int>> hosts_in_scope(const Blueprint& bp, const Scope& scope) {
+  std::set<int> hosts;
+  FabricIndex index(bp);
+  std::set<int> listed;
+  for (const auto& name : scope.devices) {
+    int d = index.device_by_name(name);
+    if (d < 0) return Error{fmt::format("--scope: no device '{}' in the blueprint", name)};
+    listed.insert(d);
+  }
+  if (scope.rack && std::none_of(bp.racks.begin(), bp.racks.end(),
+                                 [&](const Rack& r) { return r.name == *scope.rack; })) {
+    return Error{fmt::format("--scope: no rack '{}' in the blueprint", *scope.rack)};
+  }
+  // Hosts behind listed switches.
+  for (const auto& c : bp.cables) {
+    if (c.kind == CableKind::host_tor && listed.count(c.z_device)) hosts.insert(c.a_device);
+  }
+  for (size_t i = 0; i < bp.devices.size(); ++i) {
+    const Device& d = bp.devices[i];
+    if (d.role != Role::host) continue;
+    int me = static_cast<int>(i);
+    if (!scope.devices.empty()) {
+      if (listed.count(me)) hosts.insert(me);
+      continue;
+    }
+    if (scope.pod && d.pod != *scope.pod) continue;
+    if (scope.segment && d.segment != *scope.segment) continue;
+    if (scope.rack) {
+      // A rack of hosts, or a network rack: the hosts its ToRs serve.
+      bool here = d.rack != kNone && bp.racks[d.rack].name == *scope.rack;
+      if (!here) continue;
+    }
+    hosts.insert(me);
+  }
+  if (scope.rack) {
+    for (const auto& c : bp.cables) {
+      const Device& tor = bp.devices[c.z_device];
+      if (c.kind == CableKind::host_tor && tor.rack != kNone && bp.racks[tor.rack].name == *scope.rack) {
+        hosts.insert(c.a_device);
+      }
+    }
+  }
+  if (hosts.empty()) return Error{"--scope: no host in scope"};
+  return std::vector<int>(hosts.begin(), hosts.end());
+}
+
+namespace {
+
+std::string bond_address(const Blueprint& bp, int host, int nic) {
+  for (const auto& i : bp.interfaces) {
+    if (i.device == host && i.nic == nic && i.purpose == "host") return i.ipv6;
+  }
+  return {};
+}
+
+// Hosts by pod and segment, for picking partners.
+std::map<std::pair<int, int>, std::vector<int>> segments_of(const Blueprint& bp) {
+  std::map<std::pair<int, int>, std::vector<int>> out;
+  for (size_t i = 0; i < bp.devices.size(); ++i) {
+    const Device& d = bp.devices[i];
+    if (d.role == Role::host) out[{d.pod, d.segment}].push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ProbeTarget> initial_plan(const Blueprint& bp, const std::vector<int>& hosts,
+                                      const PlanOptions& o) {
+  auto segments = segments_of(bp);
+  int rails = 0;
+  for (const auto& d : bp.devices) rails = std::max(rails, d.rail);
+  std::vector<ProbeTarget> plan;
+  int next_port = o.first_source_port;
+  auto add = [&](int src, const std::string& port, int dst, int nic) {
+    ProbeTarget t{src, port, dst, nic, bond_address(bp, dst, nic), {}};
+    if (t.dst_address.empty() || dst == src) return;
+    for (int k = 0; k < o.probes_per_pair; ++k) {
+      t.source_ports.push_back(next_port);
+      next_port = next_port >= 65535 ? o.first_source_port : next_port + 1;
+    }
+    plan.push_back(std::move(t));
+  };
+  for (int h : hosts) {
+    const Device& host = bp.devices[h];
+    const auto& mine = segments[{host.pod, host.segment}];
+    size_t me = std::find(mine.begin(), mine.end(), h) - mine.begin();
+    // The segment after this one in the pod (or the next pod's), so that
+    // probes climb through the aggregation layer.
+    auto it = segments.find({host.pod, host.segment});
+    auto other = std::next(it);
+    if (other == segments.end() || other->first.first != host.pod) other = segments.lower_bound({host.pod, 0});
+    if (other == it) other = std::next(it) == segments.end() ? segments.begin() : std::next(it);
+    for (const auto& port : bp.panels[host.panel].ports) {
+      if (port.nic < 1) continue;
+      int other_rail = rails > 1 ? port.nic % rails + 1 : port.nic;
+      if (other != it) {
+        const auto& there = other->second;
+        add(h, port.name, there[me % there.size()], port.nic);
+        add(h, port.name, there[(me + 1) % there.size()], other_rail);
+      }
+      if (mine.size() > 1) add(h, port.name, mine[(me + 1) % mine.size()], port.nic);
+    }
+  }
+  return plan;
+}
+
+namespace {
+
+struct UplinkCoverage {
+  std::map<int, std::map<int, int64_t>> up, down;  // ToR -> uplink cable -> traces, each way
+};
+
+UplinkCoverage coverage(const FabricIndex& f, const std::vector<Observation>& seen) {
+  const Blueprint& bp = f.blueprint();
+  UplinkCoverage c;
+  for (const auto& o : seen) {
+    if (!o.received) continue;
+    for (size_t i = 0; i + 1 < o.hops.size(); ++i) {
+      int a = f.device_by_node_id(o.hops[i].node_id), b = f.device_by_node_id(o.hops[i + 1].node_id);
+      if (a < 0 || b < 0) continue;
+      CableEnd e = f.cable_at({a, f.port_by_id(a, o.hops[i].egress_if)});
+      if (e.cable < 0 || bp.cables[e.cable].kind != CableKind::tor_agg) continue;
+      int tor = bp.cables[e.cable].a_device;
+      (e.end == 0 ? c.up : c.down)[tor][e.cable]++;
+    }
+  }
+  return c;
+}
+
+}  // namespace
+
+std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
+                                    const std::vector<Observation>& seen, const PlanOptions& o) {
+  FabricIndex f(bp);
+  UplinkCoverage c = coverage(f, seen);
+  std::map<int, std::vector<int>> uplinks;  // ToR -> its planned uplink cables
+  for (size_t i = 0; i < bp.cables.size(); ++i) {
+    if (bp.cables[i].kind == CableKind::tor_agg) uplinks[bp.cables[i].a_device].push_back(static_cast<int>(i));
+  }
+  auto satisfied = [&](int tor, const std::map<int, std::map<int, int64_t>>& way) {
+    const auto& members = uplinks[tor];
+    auto it = way.find(tor);
+    int64_t total = 0;
+    bool all_seen = true;
+    for (int m : members) {
+      int64_t n = it == way.end() ? 0 : (it->second.count(m) ? it->second.at(m) : 0);
+      total += n;
+      all_seen = all_seen && n > 0;
+    }
+    double n = static_cast<double>(members.size());
+    bool enough = members.size() < 2 || std::pow(1 - 1 / n, static_cast<double>(total)) < o.miss_probability;
+    return all_seen && enough;
+  };
+  int max_port = o.first_source_port;
+  for (const auto& t : sent) {
+    for (int p : t.source_ports) max_port = std::max(max_port, p);
+  }
+  std::vector<ProbeTarget> more;
+  for (const auto& t : sent) {
+    if (static_cast<int>(t.source_ports.size()) >= o.max_probes_per_pair) continue;
+    // The ToR this pair leaves from, and the one it arrives at.
+    int src_tor = f.far_end({t.src_host, f.port_by_name(t.src_host, t.src_port)}).device;
+    if (src_tor < 0) continue;
+    bool want = !satisfied(src_tor, c.up) || !satisfied(src_tor, c.down);
+    if (!want) continue;
+    ProbeTarget again = t;
+    int extra = std::min<int>(o.probes_per_pair, o.max_probes_per_pair - static_cast<int>(t.source_ports.size()));
+    for (int k = 0; k < extra; ++k) {
+      max_port = max_port >= 65535 ? o.first_source_port : max_port + 1;
+      again.source_ports.push_back(max_port);
+    }
+    more.push_back(std::move(again));
+  }
+  return more;
+}
+
+DisjointPaths learn_disjoint_paths(const Blueprint& bp, const std::vector<Observation>& seen) {
+  FabricIndex f(bp);
+  // (sender, its port, destination) -> source port -> the switch-to-switch cables its path used.
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, std::map<int, std::set<int>>> paths;
+  for (const auto& o : seen) {
+    if (!o.received || o.direction != "forward") continue;
+    std::set<int> links;
+    bool readable = true;
+    for (size_t i = 0; i + 1 < o.hops.size(); ++i) {
+      int a = f.device_by_node_id(o.hops[i].node_id);
+      CableEnd e = f.cable_at({a, f.port_by_id(a, o.hops[i].egress_if)});
+      if (e.cable < 0) {
+        readable = false;
+        break;
+      }
+      links.insert(e.cable);
+    }
+    if (readable) paths[{o.src_device, o.src_port, o.dst_device, o.dst_address}][o.src_udp_port] = links;
+  }
+  DisjointPaths out;
+  for (const auto& [key, by_port] : paths) {
+    const auto& [src, port, dst, address] = key;
+    DisjointPaths::Entry e{src, port, dst, address, {}};
+    std::set<int> used;
+    for (const auto& [source_port, links] : by_port) {
+      bool disjoint = std::none_of(links.begin(), links.end(), [&](int l) { return used.count(l); });
+      if (!disjoint || (links.empty() && !e.source_ports.empty())) continue;
+      used.insert(links.begin(), links.end());
+      e.source_ports.push_back(source_port);
+    }
+    out.entries.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::string to_json(const DisjointPaths& paths) {
+  nlohmann::ordered_json j;
+  j["format"] = "hpnctl-disjoint-paths";
+  j["version"] = 1;
+  auto& list = j["paths"] = nlohmann::ordered_json::array();
+  for (const auto& e : paths.entries) {
+    list.push_back({{"src_device", e.src_device}, {"src_port", e.src_port}, {"dst_device", e.dst_device},
+                    {"dst_address", e.dst_address}, {"source_ports", e.source_ports}});
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace hpn::probe

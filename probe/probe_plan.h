@@ -1,0 +1,81 @@
+// The probe plan: which host port probes which destination, from which UDP
+// source ports, so that every cable in scope is crossed in each direction at
+// least k times and every ECMP uplink of every ToR in scope is witnessed.
+//
+// A probe and the listener's reply cross the sender's host cable both ways
+// and the receiver's host cable both ways (dual-plane keeps a flow in the
+// sender's plane, so the reply comes back to the port it left from).
+// Crossing segments sends it up through an aggregation switch picked by the
+// ToR's five-tuple hash: varying the source port spreads probes over the
+// uplinks, and further rounds aim new source ports at ToRs whose uplinks
+// have not all been seen (the trace says which one each port took).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "blueprint/model.h"
+#include "blueprint/result.h"
+#include "probe/observation.h"
+
+namespace hpn::probe {
+
+// --scope: "pod=0", "pod=0,segment=3", "rack=H0-R03-07", "devices=a,b,...";
+// empty: the whole fabric.
+struct Scope {
+  std::optional<int> pod, segment;
+  std::optional<std::string> rack;
+  std::vector<std::string> devices;
+};
+Result<Scope> parse_scope(const std::string& text);
+
+// Hosts in scope: those of the pod / segment / rack, the listed hosts, and
+// the hosts behind listed switches. Errors name an unknown device or rack.
+Result<std::vector<int>> hosts_in_scope(const Blueprint& bp, const Scope& scope);
+
+struct ProbeTarget {
+  int src_host = 0;
+  std::string src_port;  // a back-end NIC port of src_host
+  int dst_host = 0;
+  int dst_nic = 0;
+  std::string dst_address;
+  std::vector<int> source_ports;  // one probe each
+};
+
+struct PlanOptions {
+  int probes_per_pair = 3;      // k: probes per (port, destination), each its own source port
+  int first_source_port = 49152;
+  int max_probes_per_pair = 64;  // the bound adaptive rounds respect
+  double miss_probability = 1e-3;  // as the diff's: enough to call a silent uplink missing
+};
+
+// The first round: each back-end port of each host in scope probes a host of
+// another segment on its own rail, one on another rail, and one of its own
+// segment (falling back to what the fabric has).
+std::vector<ProbeTarget> initial_plan(const Blueprint& bp, const std::vector<int>& hosts,
+                                      const PlanOptions& options = {});
+
+// After a round: for each ToR in scope whose uplink group has a member not
+// yet witnessed (either way), or too few probes to call a silent one
+// missing, more source ports for the pairs leaving it, within the bound.
+// Empty when coverage is complete or the bound is reached.
+std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
+                                    const std::vector<Observation>& seen, const PlanOptions& options = {});
+
+// Per source port and destination, source ports whose traced paths share no
+// switch-to-switch link (HPN §5, RePaC): the collective library opens one
+// connection per port and spreads over disjoint paths.
+struct DisjointPaths {
+  struct Entry {
+    std::string src_device, src_port, dst_device, dst_address;
+    std::vector<int> source_ports;
+  };
+  std::vector<Entry> entries;
+};
+DisjointPaths learn_disjoint_paths(const Blueprint& bp, const std::vector<Observation>& seen);
+std::string to_json(const DisjointPaths& paths);
+
+}  // namespace hpn::probe

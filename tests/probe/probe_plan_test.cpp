@@ -1,0 +1,157 @@
+// The probe plan on the lab pod, run against the forwarding model: the
+// first round and its adaptive follow-ups cover every host cable and every
+// ToR uplink, and the learned source-port sets follow disjoint paths.
+#include <catch2/catch.hpp>
+
+#include "../validator/lab_fixture.h"
+#include "probe/probe_plan.h"
+
+using namespace hpn;
+using hpn::test::LabFixture;
+
+namespace {
+
+std::vector<probe::Observation> run(const LabFixture& lab, const std::vector<probe::ProbeTarget>& plan) {
+  validator::FabricModel model(*lab.fabric, lab.wiring);
+  std::vector<probe::Observation> out;
+  uint64_t id = 0;
+  for (const auto& t : plan) {
+    int port = lab.fabric->port_by_name(t.src_host, t.src_port);
+    for (int sport : t.source_ports) {
+      auto obs = model.probe(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id);
+      out.insert(out.end(), obs.begin(), obs.end());
+    }
+  }
+  return out;
+}
+
+// Rounds until the plan says coverage is complete (or its bound is hit).
+std::vector<probe::Observation> adaptive(const LabFixture& lab, const std::vector<int>& hosts, int* rounds) {
+  auto plan = probe::initial_plan(lab.bp(), hosts);
+  auto seen = run(lab, plan);
+  *rounds = 1;
+  for (;;) {
+    auto more = probe::next_round(lab.bp(), plan, seen);
+    if (more.empty()) break;
+    ++*rounds;
+    // Only the new source ports are sent; the plan remembers them all.
+    std::vector<probe::ProbeTarget> delta = more;
+    for (size_t i = 0; i < delta.size(); ++i) {
+      auto& t = delta[i];
+      auto old = std::find_if(plan.begin(), plan.end(), [&](const probe::ProbeTarget& p) {
+        return p.src_host == t.src_host && p.src_port == t.src_port && p.dst_host == t.dst_host && p.dst_nic == t.dst_nic;
+      });
+      size_t before = old == plan.end() ? 0 : old->source_ports.size();
+      t.source_ports.erase(t.source_ports.begin(), t.source_ports.begin() + static_cast<long>(before));
+      if (old != plan.end()) *old = more[i];
+    }
+    auto extra = run(lab, delta);
+    seen.insert(seen.end(), extra.begin(), extra.end());
+    REQUIRE(*rounds < 40);
+  }
+  return seen;
+}
+
+std::vector<int> all_hosts(const Blueprint& bp) {
+  std::vector<int> hosts;
+  for (size_t i = 0; i < bp.devices.size(); ++i) if (bp.devices[i].role == Role::host) hosts.push_back(static_cast<int>(i));
+  return hosts;
+}
+
+}  // namespace
+
+TEST_CASE("probe/plan: scopes parse and resolve to hosts, with clear errors") {
+  LabFixture lab;
+  auto s = probe::parse_scope("pod=0,segment=1");
+  REQUIRE(s.ok());
+  auto hosts = probe::hosts_in_scope(lab.bp(), s.value());
+  REQUIRE(hosts.ok());
+  CHECK(hosts->size() == 8);
+  for (int h : hosts.value()) CHECK(lab.bp().devices[h].segment == 1);
+  auto tor = probe::hosts_in_scope(lab.bp(), probe::parse_scope("devices=tor-p0-s00-r1a").value());
+  REQUIRE(tor.ok());
+  CHECK(tor->size() == 8);  // every host of segment 0 has NIC 1 on it
+  auto two = probe::hosts_in_scope(lab.bp(), probe::parse_scope("devices=host-p0-s00-h000,host-p0-s01-h001").value());
+  REQUIRE(two.ok());
+  CHECK(two->size() == 2);
+  CHECK(probe::parse_scope("segment=x").error().message == "--scope: segment=x: expected a number");
+  CHECK(probe::parse_scope("colour=red").error().message ==
+        "--scope: 'colour=red': expected pod=N, segment=N, rack=NAME or devices=A,B,...");
+  CHECK(probe::hosts_in_scope(lab.bp(), probe::parse_scope("devices=nope").value()).error().message ==
+        "--scope: no device 'nope' in the blueprint");
+  CHECK(probe::hosts_in_scope(lab.bp(), probe::parse_scope("rack=H9-R99-99").value()).error().message ==
+        "--scope: no rack 'H9-R99-99' in the blueprint");
+}
+
+TEST_CASE("probe/plan: every host port is a sender, k probes per pair, each with its own source port") {
+  LabFixture lab;
+  auto plan = probe::initial_plan(lab.bp(), all_hosts(lab.bp()));
+  std::set<std::pair<int, std::string>> senders;
+  std::set<int> ports;
+  for (const auto& t : plan) {
+    senders.insert({t.src_host, t.src_port});
+    CHECK(t.source_ports.size() == 3);
+    for (int p : t.source_ports) CHECK(ports.insert(p).second);
+    CHECK(lab.bp().devices[t.dst_host].role == Role::host);
+    CHECK_FALSE(t.dst_address.empty());
+  }
+  CHECK(senders.size() == 16 * 4);
+}
+
+TEST_CASE("probe/plan: adaptive rounds cover every cable in scope both ways and the diff finds the wiring clean") {
+  LabFixture lab;
+  int rounds = 0;
+  auto seen = adaptive(lab, all_hosts(lab.bp()), &rounds);
+  auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen));
+  CHECK(r.findings.empty());
+  CHECK(r.summary.cables_verified == 96);
+  for (size_t i = 0; i < lab.bp().cables.size(); ++i) {
+    if (lab.bp().cables[i].kind == CableKind::agg_core) continue;
+    INFO(lab.bp().cables[i].id);
+    CHECK(r.evidence[i].dir[0].received >= 1);
+    CHECK(r.evidence[i].dir[1].received >= 1);
+  }
+}
+
+TEST_CASE("probe/plan: with a ToR uplink gone, rounds go on to the bound and the diff calls it missing") {
+  LabFixture lab;
+  int c = lab.cable_from("tor-p0-s01-r2a", "etp6");
+  lab.wiring[c].z = {};
+  int rounds = 0;
+  auto seen = adaptive(lab, all_hosts(lab.bp()), &rounds);
+  CHECK(rounds > 1);
+  auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "missing");
+  CHECK(r.findings[0].cables == std::vector<int>{c});
+}
+
+TEST_CASE("probe/plan: learned source-port sets take paths that share no switch-to-switch link") {
+  LabFixture lab;
+  int rounds = 0;
+  auto seen = adaptive(lab, all_hosts(lab.bp()), &rounds);
+  auto paths = probe::learn_disjoint_paths(lab.bp(), seen);
+  REQUIRE_FALSE(paths.entries.empty());
+  validator::FabricModel model(*lab.fabric, lab.wiring);
+  size_t multi = 0;
+  for (const auto& e : paths.entries) {
+    int src = lab.fabric->device_by_name(e.src_device), dst = lab.fabric->device_by_name(e.dst_device);
+    int port = lab.fabric->port_by_name(src, e.src_port);
+    int nic = lab.fabric->nic_of_address(dst, e.dst_address);
+    std::set<int> used;
+    for (int sport : e.source_ports) {
+      auto obs = model.probe(src, port, dst, nic, sport, 1);
+      REQUIRE(obs[0].received);
+      for (size_t i = 0; i + 1 < obs[0].hops.size(); ++i) {
+        int d = lab.fabric->device_by_node_id(obs[0].hops[i].node_id);
+        int cable = lab.fabric->cable_at({d, lab.fabric->port_by_id(d, obs[0].hops[i].egress_if)}).cable;
+        INFO(e.src_device << ":" << e.src_port << " -> " << e.dst_device << " sport " << sport);
+        CHECK(used.insert(cable).second);
+      }
+    }
+    if (e.source_ports.size() > 1) ++multi;
+    CHECK(e.source_ports.size() <= 4);  // a lab ToR has 4 uplinks
+  }
+  CHECK(multi > 0);
+  CHECK(probe::to_json(paths).find("\"format\": \"hpnctl-disjoint-paths\"") != std::string::npos);
+}
