@@ -17,27 +17,20 @@
 #include <string>
 
 #include "blueprint/store.h"
+#include "bench/peak_memory.h"
 #include "planner/plan.h"
 #include "planner/plan_output.h"
 #include "planner/spec_loader.h"
 
 namespace {
 
+using hpn::bench::peak_mb;
+using hpn::bench::reset_peak;
+
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Linux: writing 5 to clear_refs resets the peak RSS to the current RSS.
-void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-long peak_mb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6) / 1024;
-  }
-  return -1;
-}
 
 struct Stage {
   double seconds = 1e9;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "bench/peak_memory.h"
 #include "planner/plan.h"
 #include "planner/spec_loader.h"
 #include "validator/diff.h"
@@ -20,16 +21,9 @@
 
 namespace {
 
-void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+using hpn::bench::peak_mb;
+using hpn::bench::reset_peak;
 
-long peak_mb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6) / 1024;
-  }
-  return -1;
-}
 
 }  // namespace
 
