@@ -10,6 +10,7 @@
 
 #include "blueprint/render.h"
 #include "blueprint/store.h"
+#include "cli/probe_command.h"
 #include "planner/diagnostics.h"
 #include "planner/plan.h"
 #include "planner/plan_output.h"
@@ -241,6 +242,9 @@ int main(int argc, char** argv) {
                          "Probes a host cable's direction needs before silence counts as absence")
       ->check(CLI::Range(1, 1000))->capture_default_str();
 
+  int probe_exit = -1;
+  hpn::cli::add_probe_commands(app, probe_exit);
+
   // "did you mean" for a mistyped command, before CLI11's generic message.
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
@@ -265,6 +269,7 @@ int main(int argc, char** argv) {
     return kInputError;
   }
 
+  if (probe_exit >= 0) return probe_exit;
   if (plan_cmd->parsed()) return run_plan(plan);
   if (spec_default->parsed()) {
     std::cout << hpn::default_spec_text();

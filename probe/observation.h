@@ -42,7 +42,7 @@ struct Observation {
 std::string to_json_line(const Observation& o);
 
 // Reads JSON lines; an error names the file and line. Blank lines are skipped.
-Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name);
-Result<std::vector<Observation>> read_observation_file(const std::string& path);
+hpn::Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name);
+hpn::Result<std::vector<Observation>> read_observation_file(const std::string& path);
 
 }  // namespace hpn::probe

@@ -1,0 +1,217 @@
+#include "cli/probe_command.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "probe/agent_listener.h"
+#include "probe/agent_output.h"
+#include "probe/agent_sender.h"
+#include "probe/agent_trace.h"
+#include "probe/socket_udp.h"
+
+namespace hpn::cli {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kInputError = 2;
+constexpr int kEnvironmentError = 3;
+
+int fail(int code, const std::string& message) {
+  std::cerr << "hpnctl: " << message << '\n';
+  return code;
+}
+
+// Set by SIGINT/SIGTERM; the run loops poll it. Installed without SA_RESTART
+// so a wait in ppoll() returns at once.
+volatile std::sig_atomic_t g_stop = 0;
+
+void on_signal(int) { g_stop = 1; }
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+bool stop_requested() { return g_stop != 0; }
+
+std::string host_name() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0) return {};
+  return name;
+}
+
+// The options both commands share: how this host's interfaces are named in
+// the blueprint, and the trace's IOAM namespace.
+struct Naming {
+  std::string device;
+  std::string port_names;  // --port-name IF=PORT,...
+  std::string ports_from;  // --ports-from FILE
+  unsigned ioam_namespace = 123;
+  unsigned udp_port = probe::kDefaultProbePort;
+};
+
+void add_naming(CLI::App* cmd, Naming& n) {
+  cmd->add_option("--device-name", n.device, "This host's name in the blueprint (default: the host name)");
+  cmd->add_option("--port-name", n.port_names, "Interface to blueprint port names: IFNAME=PORTNAME,...");
+  cmd->add_option("--ports-from", n.ports_from,
+                  "Take the names from a JSON file such as `hpnctl lab status --format json`, entry --device-name");
+  cmd->add_option("--ioam-namespace", n.ioam_namespace, "IOAM namespace of the traces (the fabric's)")
+      ->check(CLI::Range(0, 65535))->capture_default_str();
+  cmd->add_option("--udp-port", n.udp_port, "UDP port listeners answer on")
+      ->check(CLI::Range(1, 65535))->capture_default_str();
+}
+
+hpn::Result<probe::PortNames> port_names(Naming& n) {
+  if (n.device.empty()) n.device = host_name();
+  probe::PortNames names;
+  if (!n.ports_from.empty()) {
+    if (auto s = probe::read_port_names_file(n.ports_from, n.device, names); !s) return s.error();
+  }
+  if (auto s = probe::parse_port_names(n.port_names, names); !s) return Error{"--port-name " + s.error().message};
+  return names;
+}
+
+struct ListenArgs {
+  Naming naming;
+  double duration_s = 0;
+  std::string interfaces;
+};
+
+int run_listen(ListenArgs& a) {
+  auto names = port_names(a.naming);
+  if (!names) return fail(kInputError, names.error().message);
+  probe::ListenerOptions o;
+  o.udp_port = static_cast<std::uint16_t>(a.naming.udp_port);
+  o.port_names = std::move(names.value());
+  o.duration_ns = static_cast<std::int64_t>(a.duration_s * probe::kNsPerSecond);
+  o.interfaces = probe::split_list(a.interfaces);
+  if (o.interfaces.empty()) {
+    auto all = probe::probe_interfaces();
+    if (!all) return fail(kEnvironmentError, all.error().message);
+    o.interfaces = std::move(all.value());
+  }
+  probe::UdpNetwork network(probe::probe_hop_by_hop(static_cast<std::uint16_t>(a.naming.ioam_namespace)));
+  if (auto s = probe::open_listener(o, network); !s) return fail(kEnvironmentError, s.error().message);
+  install_signal_handlers();
+  // Scripts wait for this line before they send.
+  std::cerr << fmt::format("hpnctl: listening on {} port {}\n", fmt::join(o.interfaces, ", "), o.udp_port)
+            << std::flush;
+  probe::SystemClock clock;
+  const auto c = probe::run_listener(o, network, clock, stop_requested);
+  std::cout << fmt::format(
+      "received {}, answered {}, send errors {}; ignored: foreign {}, unknown version {}, not a probe {}, "
+      "malformed {}, without trace {}\n",
+      c.received, c.answered, c.send_errors, c.foreign, c.unknown_version, c.not_a_probe, c.malformed,
+      c.without_trace);
+  return kOk;
+}
+
+struct SendArgs {
+  Naming naming;
+  std::string from, to, source_ports = "49152-49167", run, output;
+  unsigned probes = 16, rate = 1000, timeout_ms = 500, retries = 2;
+};
+
+std::string random_run_id() {
+  std::random_device random;
+  const std::uint64_t v = (static_cast<std::uint64_t>(random()) << 32) | random();
+  return fmt::format("{:016x}", v);
+}
+
+int run_send(SendArgs& a) {
+  auto names = port_names(a.naming);
+  if (!names) return fail(kInputError, names.error().message);
+  probe::SenderOptions o;
+  o.run = a.run.empty() ? random_run_id() : a.run;
+  o.device = a.naming.device;
+  o.probes = a.probes;
+  o.rate = a.rate;
+  o.timeout_ns = static_cast<std::int64_t>(a.timeout_ms) * probe::kNsPerMs;
+  o.retries = a.retries;
+  o.udp_port = static_cast<std::uint16_t>(a.naming.udp_port);
+  o.ioam_namespace = static_cast<std::uint16_t>(a.naming.ioam_namespace);
+  auto range = probe::parse_port_range(a.source_ports);
+  if (!range) return fail(kInputError, "--source-ports " + range.error().message);
+  o.source_ports = *range;
+  auto destinations = probe::parse_destinations(a.to);
+  if (!destinations) return fail(kInputError, "--to " + destinations.error().message);
+  o.destinations = std::move(destinations.value());
+  // --from takes interface names or, when mapped, blueprint port names.
+  for (const auto& entry : probe::split_list(a.from)) {
+    const std::string ifname = names->interface_of(entry).value_or(entry);
+    auto address = probe::interface_global_address(ifname);
+    if (!address) return fail(kEnvironmentError, "--from " + address.error().message);
+    o.ports.push_back({ifname, names->port_of(ifname), *address});
+  }
+  o.port_names = std::move(names.value());
+  if (auto s = probe::check_sender_options(o); !s) return fail(kInputError, s.error().message);
+  probe::UdpNetwork network(probe::probe_hop_by_hop(o.ioam_namespace));
+  if (auto s = probe::open_sender(o, network); !s) return fail(kEnvironmentError, s.error().message);
+  install_signal_handlers();
+  std::cerr << fmt::format("hpnctl: run {}: {} probes from {} port(s) to {} host(s), done within {:.1f} s\n", o.run,
+                           o.probes * o.ports.size() * o.destinations.size(), o.ports.size(),
+                           o.destinations.size(), static_cast<double>(probe::sender_budget_ns(o)) / 1e9);
+  probe::SystemClock clock;
+  const auto result = probe::run_sender(o, network, clock, stop_requested);
+  if (auto s = probe::write_observation_file(a.output, result.observations); !s) {
+    return fail(kEnvironmentError, s.error().message);
+  }
+  const auto& c = result.counts;
+  std::cout << fmt::format(
+      "run {}: {} probes, {} answered ({} late), {} lost, {} unsent, {} abandoned; {} datagrams sent, {} retries, "
+      "{} send errors; {} unreadable traces; ignored: foreign {}, other run {}, unexpected {}, duplicate {}; "
+      "{} observations in {}\n",
+      o.run, c.probes, c.answered, c.late, c.lost, c.unsent, c.abandoned, c.sent, c.retries, c.send_errors,
+      c.bad_traces, c.foreign, c.other_run, c.unexpected, c.duplicates, result.observations.size(), a.output);
+  if (result.interrupted) return fail(kEnvironmentError, "interrupted: the run is incomplete");
+  return kOk;
+}
+
+}  // namespace
+
+void add_probe_commands(CLI::App& app, int& exit_code) {
+  auto* probe = app.add_subcommand("probe", "Send and answer per-hop telemetry probes (see hpnctl-probe(1))");
+  probe->require_subcommand(1);
+
+  auto listen = std::make_shared<ListenArgs>();
+  auto* listen_cmd = probe->add_subcommand("listen", "Answer probes with their trace, out of the port they came in on");
+  add_naming(listen_cmd, listen->naming);
+  listen_cmd->add_option("--duration", listen->duration_s, "Seconds to run; 0: until SIGINT or SIGTERM")
+      ->check(CLI::Range(0.0, 31536000.0))->capture_default_str();
+  listen_cmd->add_option("--interfaces", listen->interfaces,
+                         "Interfaces to answer on, IF,...; default: every interface up with IPv6");
+  listen_cmd->callback([listen, &exit_code] { exit_code = run_listen(*listen); });
+
+  auto send = std::make_shared<SendArgs>();
+  auto* send_cmd = probe->add_subcommand("send", "Probe hosts out of chosen NIC ports; write observations");
+  add_naming(send_cmd, send->naming);
+  send_cmd->add_option("--from", send->from, "Ports to send out of, PORT,... (interface or mapped port names)")
+      ->required();
+  send_cmd->add_option("--to", send->to, "Hosts to probe, HOST=ADDRESS,... (HOST as the blueprint names it)")
+      ->required();
+  send_cmd->add_option("--probes", send->probes, "Probes per port and host")->capture_default_str();
+  send_cmd->add_option("--source-ports", send->source_ports, "UDP source ports to step through, A-B")
+      ->capture_default_str();
+  send_cmd->add_option("--rate", send->rate, "Datagrams per second, retries included")
+      ->check(CLI::Range(1u, 1000000u))->capture_default_str();
+  send_cmd->add_option("--timeout", send->timeout_ms, "Milliseconds to wait for each reply")
+      ->check(CLI::Range(1u, 600000u))->capture_default_str();
+  send_cmd->add_option("--retries", send->retries, "Attempts after the first before a probe counts as lost")
+      ->check(CLI::Range(0u, probe::kMaxRetries))->capture_default_str();
+  send_cmd->add_option("--run", send->run, "Run identifier (default: 16 random hex digits)");
+  send_cmd->add_option("-o,--output", send->output, "Observation file (JSON lines), replaced when the run ends")
+      ->required();
+  send_cmd->callback([send, &exit_code] { exit_code = run_send(*send); });
+}
+
+}  // namespace hpn::cli

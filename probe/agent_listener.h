@@ -1,0 +1,66 @@
+// `hpnctl probe listen`: answer every well-formed probe with a reply out of
+// the port it arrived on, carrying the probe's forward trace and that port's
+// name, and collecting the reverse path in a fresh trace of its own (which
+// the DatagramNetwork adds to everything it sends).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "blueprint/result.h"
+#include "probe/agent_clock.h"
+#include "probe/agent_options.h"
+#include "probe/payload.h"
+#include "probe/socket.h"
+
+namespace hpn::probe {
+
+// Every datagram the listener received lands in exactly one of the counts
+// after `received`.
+struct ListenerCounts {
+  std::uint64_t received = 0;
+  std::uint64_t answered = 0;
+  std::uint64_t send_errors = 0;      // a reply could not be sent (interface down, no route)
+  std::uint64_t foreign = 0;          // not an hpnctl payload (wrong magic, too short)
+  std::uint64_t unknown_version = 0;  // ours, of a version this build does not read
+  std::uint64_t not_a_probe = 0;      // ours, but a reply or an unknown kind
+  std::uint64_t malformed = 0;        // a probe whose bytes do not decode (truncated, trailing bytes)
+  std::uint64_t without_trace = 0;    // a probe without a readable IOAM trace: nothing to return
+  friend bool operator==(const ListenerCounts&, const ListenerCounts&) = default;
+};
+
+// The pure part: what to answer to one datagram, if anything.
+class ProbeResponder {
+ public:
+  explicit ProbeResponder(PortNames port_names) : port_names_(std::move(port_names)) {}
+  // The reply to `probe` (sent at `now_realtime_ns`), or nullopt when the
+  // datagram is not a probe to answer; either way it is counted.
+  std::optional<Datagram> answer(const Datagram& probe, std::int64_t now_realtime_ns);
+  ListenerCounts& counts() { return counts_; }
+  const ListenerCounts& counts() const { return counts_; }
+
+ private:
+  PortNames port_names_;
+  ListenerCounts counts_;
+};
+
+struct ListenerOptions {
+  std::uint16_t udp_port = kDefaultProbePort;
+  std::vector<std::string> interfaces;  // one socket each
+  PortNames port_names;                 // interface -> the blueprint port name replies report
+  std::int64_t duration_ns = 0;         // 0: until stopped
+};
+
+// Opens the probe port on every interface; the first failure is returned.
+hpn::Status open_listener(const ListenerOptions& options, DatagramNetwork& network);
+
+// Answers probes until `duration_ns` has passed or `stop()` is true (checked
+// at least every 200 ms, so a signal that slipped past the wait is still
+// seen promptly).
+ListenerCounts run_listener(const ListenerOptions& options, DatagramNetwork& network, Clock& clock,
+                            const std::function<bool()>& stop);
+
+}  // namespace hpn::probe

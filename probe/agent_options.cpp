@@ -1,0 +1,141 @@
+#include "probe/agent_options.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "probe/socket_udp.h"
+
+namespace hpn::probe {
+
+hpn::Status PortNames::add(const std::string& ifname, const std::string& port) {
+  if (ifname.empty() || port.empty()) return Error{fmt::format("'{}={}': interface and port names must not be empty", ifname, port)};
+  if (auto it = by_ifname_.find(ifname); it != by_ifname_.end()) {
+    return Error{fmt::format("interface {} is mapped twice ({} and {})", ifname, it->second, port)};
+  }
+  if (auto it = by_port_.find(port); it != by_port_.end()) {
+    return Error{fmt::format("port {} is mapped from two interfaces ({} and {})", port, it->second, ifname)};
+  }
+  by_ifname_[ifname] = port;
+  by_port_[port] = ifname;
+  return {};
+}
+
+std::string PortNames::port_of(const std::string& ifname) const {
+  auto it = by_ifname_.find(ifname);
+  return it == by_ifname_.end() ? ifname : it->second;
+}
+
+std::optional<std::string> PortNames::interface_of(const std::string& port) const {
+  auto it = by_port_.find(port);
+  if (it == by_port_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<std::string> split_list(std::string_view list) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start <= list.size()) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    if (comma > start) out.emplace_back(list.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+namespace {
+
+// "key=value" split at the first '='; both sides non-empty.
+bool split_pair(const std::string& item, std::string& key, std::string& value) {
+  const auto eq = item.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) return false;
+  key = item.substr(0, eq);
+  value = item.substr(eq + 1);
+  return true;
+}
+
+}  // namespace
+
+hpn::Status parse_port_names(std::string_view list, PortNames& names) {
+  for (const auto& item : split_list(list)) {
+    std::string ifname, port;
+    if (!split_pair(item, ifname, port)) return Error{fmt::format("'{}': expected IFNAME=PORTNAME", item)};
+    if (auto s = names.add(ifname, port); !s) return s;
+  }
+  return {};
+}
+
+hpn::Status port_names_from_status(std::string_view text, const std::string& device, const std::string& source,
+                                   PortNames& names) {
+  using json = nlohmann::json;
+  const json doc = json::parse(text, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return Error{source + ": not a JSON object"};
+  auto devices = doc.find("devices");
+  if (devices == doc.end() || !devices->is_array()) return Error{source + ": no \"devices\" list"};
+  for (const auto& d : *devices) {
+    if (!d.is_object() || d.value("name", json()) != device) continue;
+    auto ports = d.find("ports");
+    if (ports == d.end() || !ports->is_array()) return Error{fmt::format("{}: device {} has no \"ports\" list", source, device)};
+    for (const auto& p : *ports) {
+      const json port = p.is_object() ? p.value("port", json()) : json();
+      const json ifname = p.is_object() ? p.value("ifname", json()) : json();
+      if (!port.is_string() || !ifname.is_string()) {
+        return Error{fmt::format("{}: a port of {} lacks \"port\" or \"ifname\" text", source, device)};
+      }
+      if (auto s = names.add(ifname.get<std::string>(), port.get<std::string>()); !s) {
+        return Error{fmt::format("{}: {}", source, s.error().message)};
+      }
+    }
+    return {};
+  }
+  return Error{fmt::format("{}: no device named '{}' (see --device-name)", source, device)};
+}
+
+hpn::Status read_port_names_file(const std::string& path, const std::string& device, PortNames& names) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{fmt::format("{}: cannot open", path)};
+  std::ostringstream text;
+  text << in.rdbuf();
+  return port_names_from_status(text.str(), device, path, names);
+}
+
+hpn::Result<std::vector<Destination>> parse_destinations(std::string_view list) {
+  std::vector<Destination> out;
+  std::set<std::string> seen;
+  for (const auto& item : split_list(list)) {
+    std::string device, address;
+    if (!split_pair(item, device, address)) return Error{fmt::format("'{}': expected HOST=ADDRESS", item)};
+    auto canonical = canonical_ipv6(address);
+    if (!canonical) return Error{fmt::format("'{}': {}", item, canonical.error().message)};
+    if (!seen.insert(*canonical).second) return Error{fmt::format("'{}': address {} is listed twice", item, *canonical)};
+    out.push_back({device, *canonical});
+  }
+  if (out.empty()) return Error{"no destination given"};
+  return out;
+}
+
+namespace {
+
+std::optional<std::uint16_t> parse_port(std::string_view text) {
+  unsigned v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || v < 1 || v > 65535) return std::nullopt;
+  return static_cast<std::uint16_t>(v);
+}
+
+}  // namespace
+
+hpn::Result<PortRange> parse_port_range(std::string_view text) {
+  const auto dash = text.find('-');
+  const auto first = parse_port(text.substr(0, dash));
+  const auto last = dash == std::string_view::npos ? first : parse_port(text.substr(dash + 1));
+  if (!first || !last) return Error{fmt::format("'{}': expected a UDP port or a range A-B of ports 1-65535", text)};
+  if (*first > *last) return Error{fmt::format("'{}': the range ends before it starts", text)};
+  return PortRange{*first, *last};
+}
+
+}  // namespace hpn::probe

@@ -1,0 +1,68 @@
+// The probe agent's inputs that come as text: this host's interface names
+// mapped to the blueprint's port names, destinations, source-port ranges.
+// Observations must name devices and ports as the blueprint does, while the
+// lab (and a real host) names interfaces its own way.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blueprint/result.h"
+
+namespace hpn::probe {
+
+// Interface name -> blueprint port name, one to one.
+class PortNames {
+ public:
+  // Refuses an interface or a port named twice.
+  hpn::Status add(const std::string& ifname, const std::string& port);
+  // The blueprint's name for `ifname`; the interface name itself when it is
+  // not mapped (the lab names an interface after its port when it can).
+  std::string port_of(const std::string& ifname) const;
+  // The interface of a blueprint port name, when mapped.
+  std::optional<std::string> interface_of(const std::string& port) const;
+  bool empty() const { return by_ifname_.empty(); }
+
+ private:
+  std::map<std::string, std::string> by_ifname_;
+  std::map<std::string, std::string> by_port_;
+};
+
+// "a0=etp1a,a1=etp1b" (the --port-name option) added to `names`.
+hpn::Status parse_port_names(std::string_view list, PortNames& names);
+
+// The entry of `device` in a lab status document (`hpnctl lab status --format
+// json`, or any file of that shape):
+//   {"devices": [{"name": "host-...", "ports": [{"port": "etp1a", "ifname": "etp1a"}, ...]}, ...]}
+// added to `names`. `source` names the text in errors.
+hpn::Status port_names_from_status(std::string_view json_text, const std::string& device,
+                                   const std::string& source, PortNames& names);
+hpn::Status read_port_names_file(const std::string& path, const std::string& device, PortNames& names);
+
+struct Destination {
+  std::string device;   // the blueprint's name of the host probed
+  std::string address;  // canonical IPv6 text
+  friend bool operator==(const Destination&, const Destination&) = default;
+};
+
+// "host-b=fd00::2,host-c=fd00::3" (the --to option); an address listed twice
+// is refused.
+hpn::Result<std::vector<Destination>> parse_destinations(std::string_view list);
+
+struct PortRange {
+  std::uint16_t first = 0, last = 0;
+  unsigned size() const { return static_cast<unsigned>(last) - first + 1; }
+  friend bool operator==(const PortRange&, const PortRange&) = default;
+};
+
+// "49152-49167" or "49152" (the --source-ports option): 1-65535, first <= last.
+hpn::Result<PortRange> parse_port_range(std::string_view text);
+
+// Splits "a,b,,c" into {"a", "b", "c"}.
+std::vector<std::string> split_list(std::string_view list);
+
+}  // namespace hpn::probe

@@ -1,0 +1,352 @@
+#include "probe/agent_sender.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+
+#include "probe/agent_trace.h"
+
+namespace hpn::probe {
+
+namespace {
+
+// How long one wait may last, so stop() is polled even when nothing is due.
+constexpr std::int64_t kMaxWait = 200 * kNsPerMs;
+
+std::uint64_t planned_probes(const SenderOptions& o) {
+  return static_cast<std::uint64_t>(o.probes) * o.ports.size() * o.destinations.size();
+}
+
+std::int64_t send_interval_ns(const SenderOptions& o) { return (kNsPerSecond + o.rate - 1) / o.rate; }
+
+struct PlannedProbe {
+  std::size_t port = 0, destination = 0;
+  std::uint16_t source_port = 0;
+};
+
+// Round robin over ports and destinations, one probe each per round, so a
+// run cut short has touched every pair; each pair's probes step through the
+// source ports.
+std::vector<PlannedProbe> plan(const SenderOptions& o) {
+  std::vector<PlannedProbe> out;
+  out.reserve(planned_probes(o));
+  for (unsigned i = 0; i < o.probes; ++i) {
+    for (std::size_t p = 0; p < o.ports.size(); ++p) {
+      for (std::size_t d = 0; d < o.destinations.size(); ++d) {
+        out.push_back({p, d, static_cast<std::uint16_t>(o.source_ports.first + i % o.source_ports.size())});
+      }
+    }
+  }
+  return out;
+}
+
+enum class State : std::uint8_t { queued, waiting, answered, lost };
+
+struct ProbeState {
+  State state = State::queued;
+  std::vector<std::int64_t> sent_ns;  // realtime, one per attempt made
+};
+
+struct Pending {
+  std::uint64_t id = 0;
+  std::size_t attempt = 0;
+  std::int64_t expires = 0;  // monotonic
+};
+
+class Run {
+ public:
+  Run(const SenderOptions& o, DatagramNetwork& network, Clock& clock)
+      : o_(o), network_(network), clock_(clock), run_id_(run_id_of(o.run)), plan_(plan(o)), probes_(plan_.size()) {
+    result_.counts.probes = plan_.size();
+  }
+
+  SenderResult execute(const std::function<bool()>& stop);
+
+ private:
+  void expire(std::int64_t now);
+  void send_next(std::int64_t now);
+  void handle(const Datagram& d);
+  Observation base(std::uint64_t id, const std::string& direction) const;
+  void finish();
+
+  const SenderOptions& o_;
+  DatagramNetwork& network_;
+  Clock& clock_;
+  const std::uint64_t run_id_;
+  const std::vector<PlannedProbe> plan_;
+  std::vector<ProbeState> probes_;
+  std::size_t next_fresh_ = 0;
+  std::deque<std::uint64_t> retry_;
+  std::deque<Pending> pending_;  // send order = expiry order: the timeout is one for all
+  std::uint64_t settled_ = 0;    // answered or lost
+  SenderResult result_;
+};
+
+SenderResult Run::execute(const std::function<bool()>& stop) {
+  const std::int64_t start = clock_.monotonic_ns();
+  const std::int64_t deadline = start + sender_budget_ns(o_);
+  const std::int64_t interval = send_interval_ns(o_);
+  std::int64_t next_send = start;
+  while (true) {
+    if (stop()) {
+      result_.interrupted = true;
+      break;
+    }
+    std::int64_t now = clock_.monotonic_ns();
+    expire(now);
+    if (settled_ == plan_.size() || now >= deadline) break;
+    const bool can_send = !retry_.empty() || next_fresh_ < plan_.size();
+    if (can_send && now >= next_send) {
+      send_next(now);
+      // Never a burst to catch up after a slow iteration.
+      next_send = std::max(next_send + interval, now);
+    }
+    // Then wait for a reply until the next thing is due; a wait of zero
+    // still takes one queued reply, so replies are read while sending fast.
+    std::int64_t until = deadline;
+    if (!retry_.empty() || next_fresh_ < plan_.size()) until = std::min(until, next_send);
+    if (!pending_.empty()) until = std::min(until, pending_.front().expires);
+    if (auto d = network_.receive(std::clamp<std::int64_t>(until - now, 0, kMaxWait))) handle(*d);
+  }
+  finish();
+  return std::move(result_);
+}
+
+void Run::expire(std::int64_t now) {
+  while (!pending_.empty() && pending_.front().expires <= now) {
+    const Pending p = pending_.front();
+    pending_.pop_front();
+    ProbeState& s = probes_[p.id];
+    // Only the latest attempt of a probe still waiting decides.
+    if (s.state != State::waiting || p.attempt + 1 != s.sent_ns.size()) continue;
+    if (s.sent_ns.size() <= o_.retries) {
+      s.state = State::queued;
+      retry_.push_back(p.id);
+    } else {
+      s.state = State::lost;
+      ++settled_;
+    }
+  }
+}
+
+void Run::send_next(std::int64_t now) {
+  std::uint64_t id;
+  if (!retry_.empty()) {
+    id = retry_.front();
+    retry_.pop_front();
+    // A late reply may have answered it since it was queued.
+    if (probes_[id].state != State::queued) return;
+    ++result_.counts.retries;
+  } else {
+    id = next_fresh_++;
+  }
+  const PlannedProbe& p = plan_[id];
+  ProbeState& s = probes_[id];
+  ProbeHeader header;
+  header.run_id = run_id_;
+  header.probe_id = id;
+  header.attempt = static_cast<std::uint8_t>(s.sent_ns.size());
+  header.sent_ns = clock_.realtime_ns();
+  Datagram d;
+  d.interface = o_.ports[p.port].interface;
+  d.local = {o_.ports[p.port].address, p.source_port};
+  d.remote = {o_.destinations[p.destination].address, o_.udp_port};
+  d.payload = encode_probe(header);
+  // A failed send still counts as an attempt: it times out and is retried
+  // like a probe lost on the wire (an interface down is a finding, not a crash).
+  if (network_.send(d)) {
+    ++result_.counts.sent;
+  } else {
+    ++result_.counts.send_errors;
+  }
+  s.sent_ns.push_back(header.sent_ns);
+  s.state = State::waiting;
+  pending_.push_back({id, s.sent_ns.size() - 1, now + o_.timeout_ns});
+}
+
+Observation Run::base(std::uint64_t id, const std::string& direction) const {
+  const PlannedProbe& p = plan_[id];
+  Observation ob;
+  ob.run = o_.run;
+  ob.probe = id;
+  ob.direction = direction;
+  ob.src_device = o_.device;
+  ob.src_port = o_.ports[p.port].port;
+  ob.src_address = o_.ports[p.port].address;
+  ob.src_udp_port = p.source_port;
+  ob.dst_device = o_.destinations[p.destination].device;
+  ob.dst_address = o_.destinations[p.destination].address;
+  ob.dst_udp_port = o_.udp_port;
+  ob.sent_ns = probes_[id].sent_ns.empty() ? 0 : probes_[id].sent_ns.front();
+  return ob;
+}
+
+void Run::handle(const Datagram& d) {
+  auto& c = result_.counts;
+  if (classify_payload(d.payload) != PayloadClass::reply) {
+    ++c.foreign;
+    return;
+  }
+  auto reply = decode_reply(d.payload);
+  if (!reply) {
+    ++c.foreign;
+    return;
+  }
+  const ProbeHeader& h = reply->probe;
+  if (h.run_id != run_id_) {
+    ++c.other_run;
+    return;
+  }
+  // Only the destination probed may answer, only to the socket the probe
+  // left from, and only an attempt that was made.
+  if (h.probe_id >= plan_.size()) {
+    ++c.unexpected;
+    return;
+  }
+  const PlannedProbe& p = plan_[h.probe_id];
+  ProbeState& s = probes_[h.probe_id];
+  if (d.remote != Endpoint{o_.destinations[p.destination].address, o_.udp_port} || d.local.port != p.source_port ||
+      h.attempt >= s.sent_ns.size()) {
+    ++c.unexpected;
+    return;
+  }
+  if (s.state == State::answered) {
+    ++c.duplicates;
+    return;
+  }
+  if (s.state == State::lost) {
+    ++c.late;
+  } else {
+    ++settled_;
+  }
+  s.state = State::answered;
+  ++c.answered;
+
+  auto forward_hops = observed_hops(reply->forward_trace, o_.ioam_namespace);
+  if (forward_hops) {
+    Observation f = base(h.probe_id, "forward");
+    f.sent_ns = s.sent_ns[h.attempt];
+    f.received = true;
+    f.rx_port = reply->port;
+    f.hops = std::move(forward_hops.value());
+    f.received_ns = reply->probe_received_ns;
+    result_.observations.push_back(std::move(f));
+  } else {
+    ++c.bad_traces;
+  }
+  auto reverse_hops = observed_hops(d.hop_by_hop, o_.ioam_namespace);
+  if (reverse_hops) {
+    const Observation f = base(h.probe_id, "reverse");
+    Observation r;
+    r.run = f.run;
+    r.probe = f.probe;
+    r.direction = f.direction;
+    r.src_device = f.dst_device;
+    r.src_port = reply->port;  // the reply left by the port its probe came in on
+    r.src_address = d.remote.address;
+    r.src_udp_port = d.remote.port;
+    r.dst_device = f.src_device;
+    r.dst_address = d.local.address;
+    r.dst_udp_port = d.local.port;
+    r.received = true;
+    r.rx_port = o_.port_names.port_of(d.interface);
+    r.hops = std::move(reverse_hops.value());
+    r.sent_ns = reply->reply_sent_ns;
+    r.received_ns = d.realtime_ns;
+    result_.observations.push_back(std::move(r));
+  } else {
+    ++c.bad_traces;
+  }
+}
+
+void Run::finish() {
+  auto& c = result_.counts;
+  for (std::uint64_t id = 0; id < probes_.size(); ++id) {
+    const ProbeState& s = probes_[id];
+    const bool tried = !s.sent_ns.empty();
+    switch (s.state) {
+      case State::answered: continue;
+      case State::lost: break;
+      // Past the budget every attempt made has had its full timeout; on an
+      // interrupt, silence so far proves nothing.
+      case State::waiting:
+      case State::queued:
+        if (!tried) {
+          ++c.unsent;
+          continue;
+        }
+        if (result_.interrupted) {
+          ++c.abandoned;
+          continue;
+        }
+        break;
+    }
+    ++c.lost;
+    result_.observations.push_back(base(id, "forward"));
+  }
+  std::stable_sort(result_.observations.begin(), result_.observations.end(),
+                   [](const Observation& a, const Observation& b) {
+                     if (a.probe != b.probe) return a.probe < b.probe;
+                     return a.direction == "forward" && b.direction != "forward";
+                   });
+}
+
+}  // namespace
+
+hpn::Status check_sender_options(const SenderOptions& o) {
+  if (o.run.empty()) return Error{"the run identifier is empty"};
+  if (o.device.empty()) return Error{"this host's device name is empty (--device-name)"};
+  if (o.ports.empty()) return Error{"no port to send from"};
+  if (o.destinations.empty()) return Error{"no destination to probe"};
+  for (std::size_t i = 0; i < o.ports.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      if (o.ports[i].interface == o.ports[j].interface) {
+        return Error{fmt::format("interface {} is listed twice in --from", o.ports[i].interface)};
+      }
+    }
+  }
+  if (o.probes == 0) return Error{"--probes must be at least 1"};
+  if (o.rate == 0) return Error{"--rate must be at least 1 probe per second"};
+  if (o.timeout_ns <= 0) return Error{"--timeout must be positive"};
+  if (o.retries > kMaxRetries) return Error{fmt::format("--retries must be at most {}", kMaxRetries)};
+  if (planned_probes(o) > kMaxProbesPerRun) {
+    return Error{fmt::format("{} probes ({} per port and destination x {} ports x {} destinations) exceed the {} "
+                             "one run may send; split the run",
+                             planned_probes(o), o.probes, o.ports.size(), o.destinations.size(), kMaxProbesPerRun)};
+  }
+  const std::uint64_t sockets = static_cast<std::uint64_t>(o.ports.size()) * std::min(o.source_ports.size(), o.probes);
+  if (sockets > kMaxSenderSockets) {
+    return Error{fmt::format("{} ports x {} source ports need {} sockets, more than {}; narrow --source-ports",
+                             o.ports.size(), std::min(o.source_ports.size(), o.probes), sockets, kMaxSenderSockets)};
+  }
+  return {};
+}
+
+std::int64_t sender_budget_ns(const SenderOptions& o) {
+  // The sender is either pacing (at most one interval per attempt) or idle
+  // with nothing queued, waiting for an attempt to time out (at most one
+  // timeout per round of attempts): their sum bounds the run.
+  const std::int64_t attempts = static_cast<std::int64_t>(planned_probes(o)) * (o.retries + 1);
+  return (attempts + 1) * send_interval_ns(o) + static_cast<std::int64_t>(o.retries + 1) * o.timeout_ns;
+}
+
+hpn::Status open_sender(const SenderOptions& o, DatagramNetwork& network) {
+  if (auto s = check_sender_options(o); !s) return s;
+  // Only the source ports the probes will use.
+  const unsigned used = std::min(o.source_ports.size(), o.probes);
+  for (const auto& port : o.ports) {
+    for (unsigned i = 0; i < used; ++i) {
+      const auto source_port = static_cast<std::uint16_t>(o.source_ports.first + i);
+      if (auto s = network.open(port.interface, {port.address, source_port}); !s) return s;
+    }
+  }
+  return {};
+}
+
+SenderResult run_sender(const SenderOptions& o, DatagramNetwork& network, Clock& clock,
+                        const std::function<bool()>& stop) {
+  return Run(o, network, clock).execute(stop);
+}
+
+}  // namespace hpn::probe

@@ -1,0 +1,89 @@
+// `hpnctl probe send`: probes out of chosen NIC ports to chosen hosts,
+// varying the UDP source port (so ECMP spreads them over the fabric's paths),
+// paced, retried, and bounded by a time budget; one observation per probe
+// and direction (observation.h).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "blueprint/result.h"
+#include "probe/agent_clock.h"
+#include "probe/agent_options.h"
+#include "probe/observation.h"
+#include "probe/payload.h"
+#include "probe/socket.h"
+
+namespace hpn::probe {
+
+// Bounds that keep one run's memory and file descriptors small and its
+// attempt number within the payload's byte.
+inline constexpr std::uint64_t kMaxProbesPerRun = 100'000;
+inline constexpr std::uint64_t kMaxSenderSockets = 512;  // ports x source ports; the default fd limit is 1024
+inline constexpr unsigned kMaxRetries = 10;
+
+struct SenderPort {
+  std::string interface;  // the Linux interface probes leave by
+  std::string port;       // its blueprint name
+  std::string address;    // the source address (canonical IPv6)
+};
+
+struct SenderOptions {
+  std::string run;     // the run's identifier (its run_id_of() goes on the wire)
+  std::string device;  // this host, as the blueprint names it
+  std::vector<SenderPort> ports;
+  std::vector<Destination> destinations;
+  unsigned probes = 16;  // per port and destination
+  PortRange source_ports{49152, 49167};
+  std::uint16_t udp_port = kDefaultProbePort;
+  unsigned rate = 1000;  // datagrams per second, retries included
+  std::int64_t timeout_ns = 500 * kNsPerMs;
+  unsigned retries = 2;
+  std::uint16_t ioam_namespace = 123;
+  PortNames port_names;  // names the interface a reply arrives on
+};
+
+struct SenderCounts {
+  std::uint64_t probes = 0;     // planned
+  std::uint64_t sent = 0;       // datagrams, retries included
+  std::uint64_t retries = 0;
+  std::uint64_t send_errors = 0;
+  std::uint64_t answered = 0;
+  std::uint64_t late = 0;       // answered after being given up, within the run
+  std::uint64_t lost = 0;       // no reply after every attempt: a received=false observation
+  std::uint64_t unsent = 0;     // never sent (interrupted): no observation
+  std::uint64_t abandoned = 0;  // interrupted while waiting: no observation, nothing is known
+  std::uint64_t bad_traces = 0; // a direction whose trace could not be read: no observation for it
+  // Datagrams that are not an answer to this run, ignored: not a reply at
+  // all, another run's, or naming a probe, attempt or peer this run never sent.
+  std::uint64_t foreign = 0;
+  std::uint64_t other_run = 0;
+  std::uint64_t unexpected = 0;
+  std::uint64_t duplicates = 0;
+  friend bool operator==(const SenderCounts&, const SenderCounts&) = default;
+};
+
+struct SenderResult {
+  std::vector<Observation> observations;  // by probe id, forward before reverse
+  SenderCounts counts;
+  bool interrupted = false;
+};
+
+// Refuses what the run cannot do: no port or destination, zero probes or
+// rate, a run past the bounds above, an empty run id or device name.
+hpn::Status check_sender_options(const SenderOptions& options);
+
+// The longest a run can take: every attempt at the paced rate, plus one
+// timeout per attempt a probe may make. A run ends by itself then at the
+// latest, whatever the network does.
+std::int64_t sender_budget_ns(const SenderOptions& options);
+
+// Opens one socket per port and source port.
+hpn::Status open_sender(const SenderOptions& options, DatagramNetwork& network);
+
+SenderResult run_sender(const SenderOptions& options, DatagramNetwork& network, Clock& clock,
+                        const std::function<bool()>& stop);
+
+}  // namespace hpn::probe

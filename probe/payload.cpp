@@ -1,0 +1,137 @@
+#include "probe/payload.h"
+
+#include <fmt/format.h>
+
+namespace hpn::probe {
+
+namespace {
+
+void write_header(ByteWriter& w, PayloadKind kind, const ProbeHeader& p) {
+  w.be32(kProbeMagic).u8(kProbeVersion).u8(static_cast<std::uint8_t>(kind)).u8(p.attempt).u8(0);
+  w.be64(p.run_id).be64(p.probe_id).be64(static_cast<std::uint64_t>(p.sent_ns));
+}
+
+// Magic, version and kind decide whether the rest is ours to read at all; the
+// reserved byte is ignored (RFC-style: reserved on send, ignored on receive)
+// so a later minor addition does not break this reader.
+Result<ProbeHeader> read_header(ByteReader& r, PayloadKind want) {
+  HPN_TRY(std::uint32_t magic, r.be32("magic"));
+  if (magic != kProbeMagic) {
+    return DecodeError::malformed(0, fmt::format("magic 0x{:08X} is not an hpnctl probe's", magic));
+  }
+  HPN_TRY(std::uint8_t version, r.u8("version"));
+  if (version != kProbeVersion) {
+    return DecodeError::malformed(4, fmt::format("version {} unknown (this reader knows {})", version,
+                                                 kProbeVersion));
+  }
+  HPN_TRY(std::uint8_t kind, r.u8("kind"));
+  if (kind != static_cast<std::uint8_t>(want)) {
+    return DecodeError::malformed(5, fmt::format("kind {} where a {} ({}) was expected", kind,
+                                                 want == PayloadKind::probe ? "probe" : "reply",
+                                                 static_cast<int>(want)));
+  }
+  ProbeHeader p;
+  HPN_TRY(p.attempt, r.u8("attempt"));
+  HPN_CHECK(r.skip(1, "reserved"));
+  HPN_TRY(p.run_id, r.be64("run id"));
+  HPN_TRY(p.probe_id, r.be64("probe id"));
+  HPN_TRY(std::uint64_t sent, r.be64("sent ns"));
+  p.sent_ns = static_cast<std::int64_t>(sent);
+  return p;
+}
+
+Status expect_end(const ByteReader& r, const char* what) {
+  if (!r.empty()) {
+    return DecodeError::malformed(r.offset(), fmt::format("{} trailing byte{} after the {}", r.remaining(),
+                                                          r.remaining() == 1 ? "" : "s", what));
+  }
+  return success();
+}
+
+}  // namespace
+
+PayloadClass classify_payload(std::span<const std::byte> payload) {
+  ByteReader r(payload);
+  auto magic = r.be32();
+  if (!magic || *magic != kProbeMagic) return PayloadClass::foreign;
+  auto version = r.u8();
+  if (!version) return PayloadClass::foreign;
+  if (*version != kProbeVersion) return PayloadClass::unknown_version;
+  auto kind = r.u8();
+  if (!kind) return PayloadClass::foreign;
+  if (*kind == static_cast<std::uint8_t>(PayloadKind::probe)) return PayloadClass::probe;
+  if (*kind == static_cast<std::uint8_t>(PayloadKind::reply)) return PayloadClass::reply;
+  return PayloadClass::unknown_kind;
+}
+
+std::vector<std::byte> encode_probe(const ProbeHeader& probe) {
+  ByteWriter w;
+  write_header(w, PayloadKind::probe, probe);
+  return std::move(w).take();
+}
+
+Result<std::vector<std::byte>> encode_reply(const ProbeReply& reply) {
+  if (reply.port.empty() || reply.port.size() > kMaxPortNameSize) {
+    return DecodeError::invalid_argument(
+        fmt::format("port name must be 1 to {} bytes, not {}", kMaxPortNameSize, reply.port.size()));
+  }
+  if (reply.forward_trace.size() > kMaxHopByHopSize || reply.forward_trace.size() % 8 != 0) {
+    return DecodeError::invalid_argument(fmt::format(
+        "forward trace must be a Hop-by-Hop header (a multiple of 8, at most {} bytes), not {} bytes",
+        kMaxHopByHopSize, reply.forward_trace.size()));
+  }
+  ByteWriter w;
+  write_header(w, PayloadKind::reply, reply.probe);
+  w.be64(static_cast<std::uint64_t>(reply.probe_received_ns));
+  w.be64(static_cast<std::uint64_t>(reply.reply_sent_ns));
+  w.u8(static_cast<std::uint8_t>(reply.port.size()));
+  w.bytes(std::as_bytes(std::span(reply.port)));
+  w.be16(static_cast<std::uint16_t>(reply.forward_trace.size()));
+  w.bytes(reply.forward_trace);
+  return std::move(w).take();
+}
+
+Result<ProbeHeader> decode_probe(std::span<const std::byte> payload) {
+  ByteReader r(payload);
+  HPN_TRY(ProbeHeader p, read_header(r, PayloadKind::probe));
+  HPN_CHECK(expect_end(r, "probe"));
+  return p;
+}
+
+Result<ProbeReply> decode_reply(std::span<const std::byte> payload) {
+  ByteReader r(payload);
+  ProbeReply reply;
+  HPN_TRY(reply.probe, read_header(r, PayloadKind::reply));
+  HPN_TRY(std::uint64_t received, r.be64("probe received ns"));
+  HPN_TRY(std::uint64_t sent, r.be64("reply sent ns"));
+  reply.probe_received_ns = static_cast<std::int64_t>(received);
+  reply.reply_sent_ns = static_cast<std::int64_t>(sent);
+  const std::size_t name_at = r.offset();
+  HPN_TRY(std::uint8_t name_len, r.u8("port name length"));
+  if (name_len == 0) return DecodeError::malformed(name_at, "port name is empty");
+  HPN_TRY(auto name, r.bytes(name_len, "port name"));
+  for (std::byte b : name) reply.port.push_back(static_cast<char>(std::to_integer<unsigned char>(b)));
+  const std::size_t trace_at = r.offset();
+  HPN_TRY(std::uint16_t trace_len, r.be16("trace length"));
+  if (trace_len > kMaxHopByHopSize || trace_len % 8 != 0) {
+    return DecodeError::malformed(
+        trace_at, fmt::format("trace length {} is not a Hop-by-Hop header's (a multiple of 8, at most {})",
+                              trace_len, kMaxHopByHopSize));
+  }
+  HPN_TRY(auto trace, r.bytes(trace_len, "forward trace"));
+  reply.forward_trace.assign(trace.begin(), trace.end());
+  HPN_CHECK(expect_end(r, "reply"));
+  return reply;
+}
+
+std::uint64_t run_id_of(std::string_view run) {
+  // FNV-1a, 64-bit: offset basis and prime from the FNV reference.
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : run) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+}  // namespace hpn::probe

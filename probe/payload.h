@@ -1,0 +1,108 @@
+// The UDP payloads of the probe agent: the probe `hpnctl probe send` emits and
+// the reply `hpnctl probe listen` returns. No standard defines these (INT and
+// IOAM carry the per-hop data; this only carries what the two agents must tell
+// each other), so the format is ours: big-endian, fixed fields first, every
+// length checked, every byte read through a ByteReader. Pure: no I/O.
+//
+// Both start with the same 32-byte header:
+//
+//    0                   1                   2                   3
+//    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+//   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//   |                  magic "HPNp" (0x48504E70)                    |
+//   +---------------+---------------+---------------+---------------+
+//   |  version (1)  | kind (1 or 2) |    attempt    |  reserved (0) |
+//   +---------------+---------------+---------------+---------------+
+//   |                     run id (64 bits)                          |
+//   +                                                               +
+//   |                                                               |
+//   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//   |                     probe id (64 bits)                        |
+//   +                                                               +
+//   |                                                               |
+//   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//   |              sent ns (64 bits, sender's CLOCK_REALTIME)       |
+//   +                                                               +
+//   |                                                               |
+//   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
+//
+// A probe (kind 1) is that header and nothing else. A reply (kind 2) echoes
+// the probe's header fields and goes on:
+//
+//   |           probe received ns (64, listener's CLOCK_REALTIME)   |
+//   |           reply sent ns (64, listener's CLOCK_REALTIME)       |
+//   +---------------+-----------------------------------------------+
+//   | port name len | port name (1-255 bytes): where the probe came in
+//   +---------------+---------------+-------------------------------+
+//   |  trace length (16)            | forward trace: the probe's whole
+//   +-------------------------------+ Hop-by-Hop header as it arrived
+//                                     (a multiple of 8, at most 2048 bytes)
+//
+// The payload must end exactly there: trailing bytes are malformed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probe/byte_reader.h"
+
+namespace hpn::probe {
+
+// The probe port: INT-over-UDP's common 0x4568 (FIELD.md §2; no IANA port).
+inline constexpr std::uint16_t kDefaultProbePort = 17768;
+inline constexpr std::uint32_t kProbeMagic = 0x48504E70;  // "HPNp"
+inline constexpr std::uint8_t kProbeVersion = 1;
+inline constexpr std::size_t kProbeHeaderSize = 32;
+// The largest IPv6 extension header: (255 + 1) x 8 bytes (RFC 8200 §4.3).
+inline constexpr std::size_t kMaxHopByHopSize = 2048;
+inline constexpr std::size_t kMaxPortNameSize = 255;
+// Every valid payload fits; a receive buffer this big tells an oversized
+// datagram (cut to it by the kernel) from a valid one by its trailing bytes.
+inline constexpr std::size_t kMaxPayloadSize = kProbeHeaderSize + 16 + 1 + kMaxPortNameSize + 2 + kMaxHopByHopSize;
+
+enum class PayloadKind : std::uint8_t { probe = 1, reply = 2 };
+
+struct ProbeHeader {
+  std::uint64_t run_id = 0;    // run_id_of() of the run's identifier
+  std::uint64_t probe_id = 0;  // probe number within the run
+  std::uint8_t attempt = 0;    // 0 first, then 1 per retry: a reply names the attempt it answers
+  std::int64_t sent_ns = 0;
+  friend bool operator==(const ProbeHeader&, const ProbeHeader&) = default;
+};
+
+struct ProbeReply {
+  ProbeHeader probe;  // as the probe carried it
+  std::int64_t probe_received_ns = 0;
+  std::int64_t reply_sent_ns = 0;
+  std::string port;                     // the listener's port the probe arrived on (and the reply left by)
+  std::vector<std::byte> forward_trace; // the probe's Hop-by-Hop header, raw
+  friend bool operator==(const ProbeReply&, const ProbeReply&) = default;
+};
+
+// What a datagram claims to be, from its first 6 bytes only, so a receiver
+// can count what it ignores without decoding it: `foreign` (too short for a
+// header start or not our magic), `unknown_version`, or a kind; kinds other
+// than probe and reply are `unknown_kind`.
+enum class PayloadClass { foreign, unknown_version, unknown_kind, probe, reply };
+PayloadClass classify_payload(std::span<const std::byte> payload);
+
+std::vector<std::byte> encode_probe(const ProbeHeader& probe);
+// Errors when the port name is empty or too long or the trace too long or not
+// a multiple of 8: a reply this code could not read back is never sent.
+Result<std::vector<std::byte>> encode_reply(const ProbeReply& reply);
+
+// Exactly one probe / one reply: wrong magic, version or kind, a short buffer,
+// out-of-range lengths and trailing bytes are errors (truncated when the bytes
+// stop before a length the payload declares, malformed otherwise).
+Result<ProbeHeader> decode_probe(std::span<const std::byte> payload);
+Result<ProbeReply> decode_reply(std::span<const std::byte> payload);
+
+// The 64-bit run id carried for a run identifier: FNV-1a over its bytes, so
+// any text names a run and both ends agree without exchanging it.
+std::uint64_t run_id_of(std::string_view run);
+
+}  // namespace hpn::probe
