@@ -10,6 +10,7 @@
 
 #include "blueprint/render.h"
 #include "blueprint/store.h"
+#include "cli/lab_command.h"
 #include "cli/probe_command.h"
 #include "planner/diagnostics.h"
 #include "planner/plan.h"
@@ -242,6 +243,8 @@ int main(int argc, char** argv) {
                          "Probes a host cable's direction needs before silence counts as absence")
       ->check(CLI::Range(1, 1000))->capture_default_str();
 
+  int lab_exit = -1;
+  hpn::cli::add_lab_commands(app, lab_exit);
   int probe_exit = -1;
   hpn::cli::add_probe_commands(app, probe_exit);
 
@@ -269,6 +272,7 @@ int main(int argc, char** argv) {
     return kInputError;
   }
 
+  if (lab_exit >= 0) return lab_exit;
   if (probe_exit >= 0) return probe_exit;
   if (plan_cmd->parsed()) return run_plan(plan);
   if (spec_default->parsed()) {

@@ -1,0 +1,136 @@
+#include "cli/lab_command.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "blueprint/store.h"
+#include "dataplane/lab.h"
+#include "dataplane/netlink_ops.h"
+
+namespace hpn::cli {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kInputError = 2;
+constexpr int kEnvironmentError = 3;
+
+int fail(int code, const std::string& message) {
+  std::cerr << "hpnctl: " << message;
+  if (message.empty() || message.back() != '\n') std::cerr << '\n';
+  return code;
+}
+
+// Messages that already start with their `file:line:` location.
+int fail_located(int code, const std::string& message) {
+  std::cerr << message << '\n';
+  return code;
+}
+
+bool need_root(const char* command) {
+  if (geteuid() == 0) return true;
+  fail(kEnvironmentError,
+       fmt::format("lab {} needs root (network namespaces, veth pairs and sysctls); run it with sudo", command));
+  return false;
+}
+
+struct UpOptions {
+  std::string blueprint = "hpn-plan";
+  std::optional<std::string> wiring;
+};
+
+int run_up(const UpOptions& o) {
+  auto store = BlueprintStore::open(o.blueprint);
+  if (!store) return fail(kInputError, store.error().message);
+  auto bp = store->load();
+  if (!bp) return fail(kInputError, bp.error().message);
+  lab::LabUpRequest request;
+  request.blueprint = &bp.value();
+  // Recorded absolute, so `lab status` from anywhere names the right plan.
+  request.blueprint_path = std::filesystem::absolute(o.blueprint).lexically_normal().string();
+  if (o.wiring) {
+    auto wiring = lab::read_wiring_file(*o.wiring, *bp);
+    // Wiring errors are already `wiring.csv:12: ...` lines.
+    if (!wiring) return fail_located(kInputError, wiring.error().message);
+    request.wiring = std::move(wiring.value());
+    request.wiring.source = std::filesystem::absolute(*o.wiring).lexically_normal().string();
+  } else {
+    request.wiring = lab::planned_wiring(*bp);
+  }
+  if (auto size = lab::check_lab_size(*bp, request.wiring); !size) return fail(kInputError, size.error().message);
+  if (!need_root("up")) return kEnvironmentError;
+  const bool progress = isatty(STDERR_FILENO);
+  lab::NetlinkOps ops;
+  auto state = lab::lab_up(request, ops, [&](std::string_view what) {
+    if (progress) std::cerr << "\r\033[Khpnctl: lab up: " << what << "..." << std::flush;
+  });
+  if (progress) std::cerr << "\r\033[K";
+  if (!state) return fail(kEnvironmentError, "lab up: " + state.error().message);
+  size_t ports = 0;
+  for (const auto& d : state->devices) ports += d.ports.size();
+  std::cout << fmt::format(
+      "lab {} is up: {} namespaces ({}*), {} cables, wired {}\n"
+      "'hpnctl lab status' lists devices and ports, 'hpnctl lab down' removes the lab\n",
+      state->id, state->namespaces.size(), state->prefix, ports / 2,
+      o.wiring ? "by " + *o.wiring : "as planned");
+  return kOk;
+}
+
+int run_down() {
+  if (!need_root("down")) return kEnvironmentError;
+  lab::NetlinkOps ops;
+  auto report = lab::lab_down(lab::kDefaultLabState, ops);
+  if (!report) return fail(kEnvironmentError, "lab down: " + report.error().message);
+  if (!report->had_lab) {
+    std::cerr << "hpnctl: no lab is up\n";
+    return kOk;
+  }
+  std::cout << fmt::format("lab {} is down: {} namespaces removed\n", report->id, report->namespaces_removed);
+  return kOk;
+}
+
+int run_status(const std::string& format) {
+  if (format != "text" && format != "json") return fail(kInputError, "--format must be text or json");
+  if (!need_root("status")) return kEnvironmentError;
+  lab::NetlinkOps ops;
+  auto status = lab::lab_status(lab::kDefaultLabState, ops);
+  if (!status) return fail(kEnvironmentError, "lab status: " + status.error().message);
+  if (!status->has_value()) {
+    return fail(kEnvironmentError, fmt::format("no lab is up (no record at {})", lab::kDefaultLabState));
+  }
+  if (format == "json") {
+    std::cout << lab::status_json(**status).dump(2) << '\n';
+  } else {
+    lab::render_status(**status, std::cout);
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void add_lab_commands(CLI::App& app, int& exit_code) {
+  auto* lab = app.add_subcommand("lab", "A fabric of Linux routers in network namespaces (see hpnctl-lab(1))");
+  lab->require_subcommand(1);
+
+  auto up = std::make_shared<UpOptions>();
+  auto* up_cmd = lab->add_subcommand("up", "Build the lab from a plan and its actual wiring");
+  up_cmd->add_option("--blueprint", up->blueprint, "Plan directory")->capture_default_str();
+  up_cmd->add_option("--wiring", up->wiring, "Wiring file (cabling.csv columns, optional fault column)");
+  up_cmd->callback([up, &exit_code] { exit_code = run_up(*up); });
+
+  auto* down_cmd = lab->add_subcommand("down", "Remove everything the lab made");
+  down_cmd->callback([&exit_code] { exit_code = run_down(); });
+
+  auto format = std::make_shared<std::string>("text");
+  auto* status_cmd = lab->add_subcommand("status", "Devices, namespaces and ports of the lab");
+  status_cmd->add_option("--format", *format, "text or json")->capture_default_str();
+  status_cmd->callback([format, &exit_code] { exit_code = run_status(*format); });
+}
+
+}  // namespace hpn::cli

@@ -1,0 +1,50 @@
+// `hpnctl lab up | down | status` below the command line: a fabric of Linux
+// routers in network namespaces, built from a blueprint and its actual
+// wiring, torn down from its record on disk.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "blueprint/model.h"
+#include "blueprint/result.h"
+#include "dataplane/lab_state.h"
+#include "dataplane/lab_status.h"
+#include "dataplane/network_ops.h"
+#include "dataplane/wiring.h"
+
+namespace hpn::lab {
+
+struct LabUpRequest {
+  const Blueprint* blueprint = nullptr;
+  std::string blueprint_path;  // recorded, for status
+  Wiring wiring;               // planned_wiring() when the user gave none
+  std::string state_path = kDefaultLabState;
+  std::string id;              // empty: a fresh random one
+};
+
+// Called at each phase with a short description ("creating 36 namespaces").
+using LabProgress = std::function<void(std::string_view)>;
+
+// Brings the lab up: the record first, then namespaces, veth pairs and each
+// namespace's configuration, the record updated at each phase. Refuses when
+// a lab is already recorded at state_path. On failure it removes what it
+// made and returns what went wrong.
+Result<LabState> lab_up(const LabUpRequest& request, NetworkOps& ops, const LabProgress& progress = {});
+
+struct LabDownReport {
+  bool had_lab = false;
+  std::string id;
+  int namespaces_removed = 0;
+};
+
+// Removes every namespace of the recorded lab (those listed and any other
+// with its prefix, so an interrupted `lab up` leaves nothing), then the
+// record. No record: nothing to do, had_lab false.
+Result<LabDownReport> lab_down(const std::string& state_path, NetworkOps& ops);
+
+// The recorded lab with each port's live state; nullopt when none.
+Result<std::optional<LabStatus>> lab_status(const std::string& state_path, NetworkOps& ops);
+
+}  // namespace hpn::lab

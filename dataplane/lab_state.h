@@ -1,0 +1,79 @@
+// The lab's record on disk (JSON): written before anything is created and
+// updated as `lab up` goes, so `lab down` can remove everything even after
+// a crash or a killed `lab up`, and `lab status` can name every device and
+// port without the blueprint. It lives under /run, a tmpfs, which like the
+// namespaces themselves does not survive a reboot.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "blueprint/model.h"
+#include "blueprint/result.h"
+#include "dataplane/lab_topology.h"
+
+namespace hpn::lab {
+
+inline constexpr const char* kDefaultLabState = "/run/hpnctl/lab.json";
+inline constexpr const char* kLabStateFormat = "hpnctl-lab";
+inline constexpr int kLabStateVersion = 1;
+
+struct StatePort {
+  std::string port;  // blueprint port name
+  std::uint16_t port_id = 0;
+  std::string ifname, mac, link_local;
+  std::string peer_device, peer_port;  // the far end as actually wired
+  std::string cable;                   // cable ID from the wiring, may be empty
+  std::string fault;                   // Fault::to_string(), empty for none
+};
+
+struct StateDevice {
+  std::string name, role, netns;
+  std::uint32_t node_id = 0;
+  std::vector<StatePort> ports;  // cabled ports only, in panel order
+};
+
+struct LabState {
+  std::string id, prefix;
+  std::string blueprint;  // the plan directory it was built from
+  std::string wiring;     // the wiring file, empty when wired as planned
+  int pid = 0;            // of the `lab up` that made it
+  // creating -> linking -> configuring -> up. Anything but "up" is a lab
+  // whose `lab up` failed, was killed or is still running.
+  std::string phase = "creating";
+  std::uint16_t ioam_namespace = kLabIoamNamespace;
+  std::vector<std::string> namespaces;  // every one the lab makes, listed before the first is made
+  std::vector<StateDevice> devices;
+};
+
+// The record of a lab about to be made from `topology` (pid left 0).
+LabState describe_lab(const Blueprint& bp, const LabTopology& topology, const std::string& blueprint_path,
+                      const std::string& wiring_source);
+
+nlohmann::json to_json(const LabState& state);
+Result<LabState> state_from_json(const nlohmann::json& json);
+
+class LabStateFile {
+ public:
+  explicit LabStateFile(std::string path) : path_(std::move(path)) {}
+  const std::string& path() const { return path_; }
+
+  // The recorded lab, or nullopt when there is none.
+  Result<std::optional<LabState>> load() const;
+  // Creates the record atomically (O_EXCL): false, and nothing written,
+  // when a lab is already recorded. This is what makes a second `lab up`
+  // refuse even when two start at once.
+  Result<bool> create(const LabState& state) const;
+  // Replaces the record (written beside it, then renamed over it).
+  Status update(const LabState& state) const;
+  Status remove() const;
+
+ private:
+  std::string path_;
+};
+
+}  // namespace hpn::lab

@@ -1,0 +1,98 @@
+#include "dataplane/lab_topology.h"
+
+#include <arpa/inet.h>
+#include <fmt/format.h>
+
+#include <cctype>
+
+namespace hpn::lab {
+
+std::string to_string(const Mac& mac) {
+  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3],
+                     mac[4], mac[5]);
+}
+
+std::string lab_prefix(const std::string& id) { return "hpn-" + id + "-"; }
+
+Status check_lab_size(const Blueprint& bp, const Wiring& wiring) {
+  size_t devices = 0;
+  for (const auto& d : bp.devices) devices += in_lab(d) ? 1 : 0;
+  if (devices > kMaxNamespaces) {
+    return Error{fmt::format(
+        "blueprint '{}' has {} hosts and back-end switches; the lab makes one network namespace "
+        "each and runs at most {} on one machine: plan a smaller pod (e.g. examples/lab-pod.yaml)",
+        bp.spec_name, devices, kMaxNamespaces)};
+  }
+  if (wiring.cables.size() > kMaxLinks) {
+    return Error{fmt::format("the wiring has {} cables; the lab makes one veth pair each and runs at "
+                             "most {} on one machine",
+                             wiring.cables.size(), kMaxLinks)};
+  }
+  return {};
+}
+
+std::string interface_name(const PanelPort& port) {
+  // IFNAMSIZ is 16 with the NUL; '/', ':' and whitespace are refused by the
+  // kernel or break `ip` and sysctl paths.
+  bool valid = !port.name.empty() && port.name.size() <= 15 && port.name != "." && port.name != "..";
+  for (char c : port.name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) valid = false;
+  }
+  return valid ? port.name : fmt::format("p{}", port.port_id);
+}
+
+Mac port_mac(std::uint32_t node_id, std::uint16_t port_id) {
+  return {0x02,
+          static_cast<std::uint8_t>(node_id >> 16),
+          static_cast<std::uint8_t>(node_id >> 8),
+          static_cast<std::uint8_t>(node_id),
+          static_cast<std::uint8_t>(port_id >> 8),
+          static_cast<std::uint8_t>(port_id)};
+}
+
+std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id) {
+  std::uint8_t a[16] = {0xfe, 0x80};
+  a[10] = static_cast<std::uint8_t>(node_id >> 24);
+  a[11] = static_cast<std::uint8_t>(node_id >> 16);
+  a[12] = static_cast<std::uint8_t>(node_id >> 8);
+  a[13] = static_cast<std::uint8_t>(node_id);
+  a[14] = static_cast<std::uint8_t>(port_id >> 8);
+  a[15] = static_cast<std::uint8_t>(port_id);
+  char text[INET6_ADDRSTRLEN];
+  inet_ntop(AF_INET6, a, text, sizeof text);  // canonical text, RFC 5952
+  return text;
+}
+
+Result<LabTopology> build_topology(const Blueprint& bp, const Wiring& wiring, const std::string& id) {
+  if (auto size = check_lab_size(bp, wiring); !size) return size.error();
+  LabTopology t;
+  t.id = id;
+  t.prefix = lab_prefix(id);
+  t.node_of_device.assign(bp.devices.size(), -1);
+  for (size_t i = 0; i < bp.devices.size(); ++i) {
+    if (!in_lab(bp.devices[i])) continue;
+    t.node_of_device[i] = static_cast<int>(t.nodes.size());
+    t.nodes.push_back({static_cast<int>(i), t.prefix + bp.devices[i].name});
+  }
+  auto end = [&](int device, const std::string& port_name) -> Result<LabPort> {
+    const Device& d = bp.devices.at(device);
+    const Panel& panel = bp.panels.at(d.panel);
+    const int at = panel.find(port_name);
+    if (at < 0 || t.node_of_device[device] < 0) {
+      return Error{fmt::format("wiring names {}:{}, which the lab does not have", d.name, port_name)};
+    }
+    const PanelPort& p = panel.ports[at];
+    return LabPort{device,      p.name,           p.port_id, p.nic, interface_name(p),
+                   port_mac(d.node_id, p.port_id), port_link_local(d.node_id, p.port_id)};
+  };
+  for (const auto& c : wiring.cables) {
+    auto a = end(c.a_device, c.a_port);
+    if (!a) return a.error();
+    auto z = end(c.z_device, c.z_port);
+    if (!z) return z.error();
+    t.links.push_back({c.cable_id, c.line, std::move(a.value()), std::move(z.value()), c.fault});
+  }
+  return t;
+}
+
+}  // namespace hpn::lab

@@ -1,0 +1,86 @@
+// What the lab is made of, before anything is made: one network namespace per
+// device, one veth pair per wired cable, and for every cable end its Linux
+// interface name, MAC and link-local address. Pure: built from a blueprint
+// and a wiring.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "blueprint/model.h"
+#include "blueprint/result.h"
+#include "dataplane/wiring.h"
+
+namespace hpn::lab {
+
+// One machine's budget. Each namespace costs a few hundred kB of kernel
+// memory and each veth pair two interfaces; past these counts a lab takes
+// minutes to build and the machine's memory, and a blueprint that large
+// should be tested a pod slice at a time.
+inline constexpr std::size_t kMaxNamespaces = 512;
+inline constexpr std::size_t kMaxLinks = 4096;
+
+// The IOAM namespace the lab's switches stamp (FIELD.md §3). Any 16-bit
+// value works as long as the prober uses the same; `lab status` reports it.
+inline constexpr std::uint16_t kLabIoamNamespace = 123;
+
+using Mac = std::array<std::uint8_t, 6>;
+std::string to_string(const Mac& mac);  // "02:01:00:00:00:50"
+
+// One end of a veth pair: a blueprint port in its device's namespace.
+struct LabPort {
+  int device = 0;          // index into Blueprint::devices
+  std::string port;        // the blueprint's port name, e.g. "etp17b"
+  std::uint16_t port_id = 0;
+  int nic = kNone;         // host NIC number of a host port
+  std::string ifname;      // the Linux interface name (at most 15 bytes)
+  Mac mac{};
+  std::string link_local;  // "fe80::1:0:50", without prefix length (/64)
+};
+
+struct LabLink {
+  std::string cable_id;  // from the wiring; may be empty
+  int line = 0;          // its wiring-file line, 0 when wired as planned
+  LabPort a, z;
+  Fault fault;
+};
+
+struct LabNode {
+  int device = 0;     // index into Blueprint::devices
+  std::string netns;  // "hpn-3fa2-tor-p0-s00-r1a"
+};
+
+struct LabTopology {
+  std::string id;      // short per-lab id, e.g. "3fa2"
+  std::string prefix;  // "hpn-3fa2-": every namespace of the lab starts with it
+  std::uint16_t ioam_namespace = kLabIoamNamespace;
+  std::vector<LabNode> nodes;     // blueprint order
+  std::vector<LabLink> links;     // wiring order
+  std::vector<int> node_of_device;  // Blueprint::devices index -> nodes index, -1 if not in the lab
+
+  int node_of(int device) const { return node_of_device.at(device); }
+};
+
+std::string lab_prefix(const std::string& id);
+
+// Refuses a blueprint past kMaxNamespaces or kMaxLinks, naming the limit.
+Status check_lab_size(const Blueprint& bp, const Wiring& wiring);
+
+// The Linux interface name of a port: the port name itself when it is a
+// valid name of at most 15 bytes (names only need to be unique inside the
+// device's own namespace), else "p" + its port ID.
+std::string interface_name(const PanelPort& port);
+
+// Deterministic addresses, so a MAC or a next hop seen in a capture or a
+// route names its device and port: MAC 02:NN:NN:NN:PP:PP (locally
+// administered; 24-bit node ID, 16-bit port ID) and link-local
+// fe80::N2:N1N0:PPPP from the same two numbers.
+Mac port_mac(std::uint32_t node_id, std::uint16_t port_id);
+std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id);
+
+// The lab for `wiring` (which must have been checked against `bp`).
+Result<LabTopology> build_topology(const Blueprint& bp, const Wiring& wiring, const std::string& id);
+
+}  // namespace hpn::lab

@@ -1,0 +1,116 @@
+// `hpnctl lab` end to end: located wiring errors and exit 2 before anything
+// is made, exit 3 without root, and (as root, when no lab of the machine's
+// own is up) up, status, a refused second up, down.
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+
+#include "dataplane/lab_state.h"
+#include "test_util.h"
+
+using namespace hpn;
+
+namespace {
+
+// A planned lab pod in a fresh directory, as `hpnctl plan` writes it.
+struct PlannedLab {
+  test::TempDir dir;
+  PlannedLab() {
+    const auto r = test::run_hpnctl(
+        "plan '" + test::source_path("examples/lab-pod.yaml").string() + "' -o plan -q", dir.path());
+    REQUIRE(r.exit_code == 0);
+  }
+};
+
+}  // namespace
+
+TEST_CASE("dataplane/cli: a bad wiring file is refused with every bad line, exit 2",
+          "[dataplane][cli]") {
+  PlannedLab plan;
+  test::write_file(plan.dir / "wiring.csv",
+                   "cable_id,a_device,a_port,z_device,z_port,fault\n"
+                   "C1,host-p0-s00-h000,nic1p1,tor-p0-s00-r1a,etp1a,\n"
+                   "C2,x,etp5,agg-p0-1-00,etp1,\n"
+                   "C3,tor-p0-s00-r1a,etp6,agg-p0-1-01,etp1,loss-a-z:0\n");
+  const auto r = test::run_hpnctl("lab up --blueprint plan --wiring wiring.csv", plan.dir.path());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err ==
+        "wiring.csv:3: unknown device 'x'\n"
+        "wiring.csv:4: fault 'loss-a-z:0': expected down, drop-a-z, drop-z-a, loss-a-z:N or loss-z-a:N (N in 1..100)\n");
+  CHECK(r.out.empty());
+}
+
+TEST_CASE("dataplane/cli: bad arguments exit 2, missing privileges 3", "[dataplane][cli]") {
+  PlannedLab plan;
+  auto r = test::run_hpnctl("lab up --blueprint nowhere", plan.dir.path());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.starts_with("hpnctl: "));
+  r = test::run_hpnctl("lab up --blueprint plan --wiring missing.csv", plan.dir.path());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "missing.csv: cannot read the wiring file\n");
+  r = test::run_hpnctl("lab status --format yaml", plan.dir.path());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "hpnctl: --format must be text or json\n");
+  r = test::run_hpnctl("lab", plan.dir.path());
+  CHECK(r.exit_code == 2);
+  if (geteuid() != 0 || std::system("command -v setpriv >/dev/null 2>&1") != 0) {
+    WARN("not checked: exit 3 without root (needs root to drop it, and setpriv)");
+    return;
+  }
+  std::filesystem::permissions(plan.dir.path(), std::filesystem::perms::all);
+  test::write_file(plan.dir / "bad.csv", "a_device,a_port,z_device,z_port\nx,y,z,w\n");
+  auto as_nobody = [&](const std::string& args) {
+    const std::string command = "cd '" + plan.dir.path().string() +
+                                "' && setpriv --reuid=65534 --regid=65534 --clear-groups '" HPNCTL_BINARY "' " +
+                                args + " >/dev/null 2>&1; echo $?";
+    FILE* pipe = popen(command.c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    char buf[16] = "";
+    REQUIRE(std::fgets(buf, sizeof buf, pipe) != nullptr);
+    pclose(pipe);
+    return std::string(buf);
+  };
+  CHECK(as_nobody("lab up --blueprint plan") == "3\n");
+  CHECK(as_nobody("lab down") == "3\n");
+  // The wiring is checked before privileges, i.e. before anything is made.
+  CHECK(as_nobody("lab up --blueprint plan --wiring bad.csv") == "2\n");
+}
+
+TEST_CASE("dataplane/cli (root): lab up, status, a second up refused, down", "[dataplane][cli][root]") {
+  if (geteuid() != 0) {
+    WARN("skipped: the lab needs root");
+    return;
+  }
+  if (std::filesystem::exists(lab::kDefaultLabState)) {
+    WARN("skipped: a lab of this machine is up (" << lab::kDefaultLabState << "); not touching it");
+    return;
+  }
+  PlannedLab plan;
+  auto r = test::run_hpnctl("lab up --blueprint plan", plan.dir.path());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.find("is up: 36 namespaces") != std::string::npos);
+
+  auto again = test::run_hpnctl("lab up --blueprint plan", plan.dir.path());
+  CHECK(again.exit_code == 3);
+  CHECK(again.err.starts_with("hpnctl: lab up: a lab is already up (lab "));
+
+  auto status = test::run_hpnctl("lab status --format json", plan.dir.path());
+  CHECK(status.exit_code == 0);
+  const auto json = nlohmann::json::parse(status.out);
+  CHECK(json["phase"] == "up");
+  CHECK(json["blueprint"] == std::filesystem::canonical(plan.dir / "plan").string());
+  CHECK(json["devices"].size() == 36);
+  auto text = test::run_hpnctl("lab status", plan.dir.path());
+  CHECK(text.exit_code == 0);
+  CHECK(text.out.starts_with("lab " + json["lab"].get<std::string>() + " (up): 36 devices from "));
+
+  auto down = test::run_hpnctl("lab down", plan.dir.path());
+  CHECK(down.exit_code == 0);
+  CHECK(down.out == "lab " + json["lab"].get<std::string>() + " is down: 36 namespaces removed\n");
+  auto none = test::run_hpnctl("lab status", plan.dir.path());
+  CHECK(none.exit_code == 3);
+  CHECK(none.err == std::string("hpnctl: no lab is up (no record at ") + lab::kDefaultLabState + ")\n");
+}

@@ -1,0 +1,141 @@
+// lab up / down / status against a recording NetworkOps: the order of the
+// work, the record on disk, refusal of a second lab, rollback on failure and
+// clean-up after an interrupted `lab up`, all without root.
+#include <catch2/catch.hpp>
+
+#include "dataplane/lab.h"
+#include "fake_network_ops.h"
+#include "lab_fixture.h"
+#include "test_util.h"
+
+using namespace hpn;
+using namespace hpn::lab;
+using hpn::lab::testing::FakeNetworkOps;
+using hpn::test::lab_pod;
+
+namespace {
+
+LabUpRequest request_for(const test::TempDir& dir, const std::string& id = "abcd") {
+  LabUpRequest r;
+  r.blueprint = &lab_pod();
+  r.blueprint_path = "/plans/lab";
+  r.wiring = planned_wiring(lab_pod());
+  r.state_path = (dir / "lab.json").string();
+  r.id = id;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, recording each phase",
+          "[dataplane][lab]") {
+  test::TempDir dir;
+  FakeNetworkOps ops;
+  ops.netns.insert("unrelated");
+  std::vector<std::string> said;
+  auto state = lab_up(request_for(dir), ops, [&](std::string_view s) { said.emplace_back(s); });
+  REQUIRE(state);
+  CHECK(state->phase == "up");
+  CHECK(ops.netns.size() == 37);
+  CHECK(ops.veths.size() == 112);
+  CHECK(ops.configured.size() == 36);
+  CHECK(said == std::vector<std::string>{"creating 36 namespaces", "linking 112 cables",
+                                         "configuring routers and hosts"});
+  const auto& [a, z] = ops.veths.front();
+  CHECK(a.netns == "hpn-abcd-host-p0-s00-h000");
+  CHECK(a.ifname == "nic1p1");
+  CHECK(z.netns == "hpn-abcd-tor-p0-s00-r1a");
+  CHECK(z.ifname == "etp1a");
+
+  auto recorded = LabStateFile(request_for(dir).state_path).load();
+  REQUIRE(recorded);
+  REQUIRE(recorded->has_value());
+  CHECK((*recorded)->phase == "up");
+  CHECK((*recorded)->namespaces.size() == 36);
+  CHECK((*recorded)->blueprint == "/plans/lab");
+
+  SECTION("a second lab up refuses and changes nothing") {
+    auto again = lab_up(request_for(dir, "beef"), ops);
+    REQUIRE_FALSE(again);
+    CHECK(again.error().message == "a lab is already up (lab abcd from /plans/lab, recorded in " +
+                                       request_for(dir).state_path + "); 'hpnctl lab down' removes it");
+    CHECK(ops.netns.size() == 37);
+  }
+  SECTION("status joins the record with the interfaces") {
+    auto status = lab_status(request_for(dir).state_path, ops);
+    REQUIRE(status);
+    REQUIRE(status->has_value());
+    const auto json = status_json(**status);
+    CHECK(json["lab"] == "abcd");
+    CHECK(json["devices"].size() == 36);
+    const auto& host = json["devices"][16];  // blueprint order: 4 cores, 8 aggs, 4 ToRs, then hosts
+    CHECK(host["name"] == "host-p0-s00-h000");
+    CHECK(host["role"] == "host");
+    CHECK(host["ports"][0]["port"] == "nic1p1");
+    CHECK(host["ports"][0]["mac"] == "02:10:00:00:00:11");
+    CHECK(host["ports"][0]["state"] == "up");
+    CHECK(host["ports"][0]["peer"]["device"] == "tor-p0-s00-r1a");
+  }
+  SECTION("down removes every namespace of the lab and the record") {
+    auto down = lab_down(request_for(dir).state_path, ops);
+    REQUIRE(down);
+    CHECK(down->had_lab);
+    CHECK(down->namespaces_removed == 36);
+    CHECK(ops.netns == std::set<std::string>{"unrelated"});
+    auto gone = LabStateFile(request_for(dir).state_path).load();
+    REQUIRE(gone);
+    CHECK_FALSE(gone->has_value());
+    auto twice = lab_down(request_for(dir).state_path, ops);
+    REQUIRE(twice);
+    CHECK_FALSE(twice->had_lab);
+  }
+}
+
+TEST_CASE("dataplane/lab: a failure midway removes what was made", "[dataplane][lab]") {
+  test::TempDir dir;
+  FakeNetworkOps ops;
+  ops.fail_at = 36 + 50;  // the 51st veth pair (host cables come first)
+  auto state = lab_up(request_for(dir), ops);
+  REQUIRE_FALSE(state);
+  CHECK(state.error().message ==
+        "cable C0H00051: injected failure at veth nic2p1; removed what this 'lab up' had made");
+  CHECK(ops.netns.empty());
+  auto recorded = LabStateFile(request_for(dir).state_path).load();
+  REQUIRE(recorded);
+  CHECK_FALSE(recorded->has_value());
+}
+
+TEST_CASE("dataplane/lab: down after an interrupted up removes every namespace with the prefix",
+          "[dataplane][lab]") {
+  test::TempDir dir;
+  FakeNetworkOps ops;
+  // What a killed `lab up` leaves: its record in phase "linking", some of
+  // its namespaces, and one it made after the record's last update.
+  LabState s;
+  s.id = "dead";
+  s.prefix = "hpn-dead-";
+  s.pid = 1;
+  s.phase = "linking";
+  s.namespaces = {"hpn-dead-a", "hpn-dead-b", "hpn-dead-c"};
+  REQUIRE(LabStateFile(request_for(dir).state_path).create(s).value());
+  ops.netns = {"hpn-dead-a", "hpn-dead-b", "hpn-dead-x", "hpn-deadbeef", "other"};
+  auto status = lab_status(request_for(dir).state_path, ops);
+  REQUIRE(status);
+  CHECK((*status)->state.phase == "linking");
+  auto refused = lab_up(request_for(dir), ops);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("phase 'linking'") != std::string::npos);
+  auto down = lab_down(request_for(dir).state_path, ops);
+  REQUIRE(down);
+  CHECK(down->namespaces_removed == 3);
+  CHECK(ops.netns == std::set<std::string>{"hpn-deadbeef", "other"});
+}
+
+TEST_CASE("dataplane/lab: a damaged record is reported, not guessed at", "[dataplane][lab]") {
+  test::TempDir dir;
+  test::write_file(dir / "lab.json", "{\"format\": \"hpnctl-lab\", \"version\": 1");
+  FakeNetworkOps ops;
+  auto down = lab_down((dir / "lab.json").string(), ops);
+  REQUIRE_FALSE(down);
+  CHECK(down.error().message == (dir / "lab.json").string() + ": not JSON (a damaged lab record)");
+}

@@ -1,0 +1,138 @@
+// The lab's shape before anything is made: names, addresses, the size
+// limit, and what each namespace is told (sysctls, IOAM, addresses, faults).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+#include "dataplane/faults.h"
+#include "dataplane/lab_topology.h"
+#include "dataplane/namespace_config.h"
+#include "lab_fixture.h"
+
+using namespace hpn;
+using namespace hpn::lab;
+using hpn::test::lab_pod;
+
+namespace {
+
+bool has_sysctl(const NamespaceConfig& c, const std::string& key, const std::string& value) {
+  return std::any_of(c.sysctls.begin(), c.sysctls.end(),
+                     [&](const Sysctl& s) { return s.key == key && s.value == value; });
+}
+
+const NamespaceConfig& config_of(const std::vector<NamespaceConfig>& configs, const LabTopology& t,
+                                 const std::string& device) {
+  return configs.at(t.node_of(test::device_index(lab_pod(), device)));
+}
+
+}  // namespace
+
+TEST_CASE("dataplane/topology: one namespace per device, one veth pair per cable", "[dataplane][topology]") {
+  const Blueprint& bp = lab_pod();
+  auto t = build_topology(bp, planned_wiring(bp), "3fa2");
+  REQUIRE(t);
+  CHECK(t->prefix == "hpn-3fa2-");
+  REQUIRE(t->nodes.size() == 36);  // 16 hosts, 8 ToRs, 8 aggs, 4 cores
+  for (const auto& n : t->nodes) CHECK(n.netns == "hpn-3fa2-" + bp.devices[n.device].name);
+  REQUIRE(t->links.size() == 112);
+  const LabLink& first = t->links.front();  // C0H00001 host-p0-s00-h000:nic1p1 -> tor-p0-s00-r1a:etp1a
+  CHECK(first.cable_id == "C0H00001");
+  CHECK(first.a.ifname == "nic1p1");
+  CHECK(first.z.ifname == "etp1a");
+  CHECK(first.z.port_id == 17);
+  CHECK(to_string(first.z.mac) == "02:01:00:00:00:11");  // node 65536, port 17
+  CHECK(first.z.link_local == "fe80::1:0:11");
+  CHECK(first.a.link_local == "fe80::10:0:11");  // node 1048576
+  CHECK(port_link_local(1, 16) == "fe80::1:10");
+}
+
+TEST_CASE("dataplane/topology: interface names fit IFNAMSIZ", "[dataplane][topology]") {
+  PanelPort p;
+  p.name = "etp17b";
+  p.port_id = 273;
+  CHECK(interface_name(p) == "etp17b");
+  p.name = "Ethernet1/17/2-long";
+  CHECK(interface_name(p) == "p273");
+  p.name = "eth0:1";
+  CHECK(interface_name(p) == "p273");
+  p.name = "fifteen-chars15";
+  CHECK(interface_name(p) == "fifteen-chars15");
+}
+
+TEST_CASE("dataplane/topology: a blueprint too large for one machine is refused with the limit",
+          "[dataplane][topology]") {
+  const Blueprint bp = test::plan_of("").blueprint;  // the default pod
+  auto size = check_lab_size(bp, planned_wiring(bp));
+  REQUIRE_FALSE(size);
+  CHECK(size.error().message ==
+        "blueprint 'hpn-default' has 2460 hosts and back-end switches; the lab makes one network namespace "
+        "each and runs at most 512 on one machine: plan a smaller pod (e.g. examples/lab-pod.yaml)");
+}
+
+TEST_CASE("dataplane/topology: switches are IOAM routers, hosts carry their bonds", "[dataplane][topology]") {
+  const Blueprint& bp = lab_pod();
+  auto t = build_topology(bp, planned_wiring(bp), "0000");
+  REQUIRE(t);
+  const auto configs = namespace_configs(bp, *t, compute_routes(bp, *t));
+
+  const auto& tor = config_of(configs, *t, "tor-p0-s00-r1a");
+  CHECK(has_sysctl(tor, "net/ipv6/conf/all/forwarding", "1"));
+  CHECK(has_sysctl(tor, "net/ipv6/fib_multipath_hash_policy", "1"));
+  CHECK(has_sysctl(tor, "net/ipv6/ioam6_id", "65536"));
+  CHECK(has_sysctl(tor, "net/ipv6/conf/etp5/ioam6_id", "80"));
+  CHECK(has_sysctl(tor, "net/ipv6/conf/etp5/ioam6_enabled", "1"));
+  CHECK(has_sysctl(tor, "net/ipv6/conf/etp1a/ioam6_id", "17"));
+  CHECK(tor.ioam_namespaces == std::vector<std::uint16_t>{kLabIoamNamespace});
+  CHECK(std::count(tor.links_up.begin(), tor.links_up.end(), "etp5") == 1);
+  CHECK(tor.nft_script.empty());
+
+  const auto& host = config_of(configs, *t, "host-p0-s00-h000");
+  CHECK_FALSE(has_sysctl(host, "net/ipv6/conf/all/forwarding", "1"));
+  CHECK(host.ioam_namespaces.empty());
+  const std::string bond1 = test::bond_address(bp, "host-p0-s00-h000", 1);
+  int carried = 0;
+  for (const auto& a : host.addresses) {
+    if (a.address == bond1) {
+      CHECK((a.ifname == "nic1p1" || a.ifname == "nic1p2"));
+      CHECK(a.no_prefix_route);
+      ++carried;
+    }
+  }
+  CHECK(carried == 2);  // the bond's address on both member ports
+  const auto& n = host.neighbours;
+  CHECK(std::any_of(n.begin(), n.end(), [](const NeighbourConfig& x) {
+    return x.ifname == "nic1p1" && x.address == "fe80::1:0:11" && to_string(x.mac) == "02:01:00:00:00:11";
+  }));
+}
+
+TEST_CASE("dataplane/topology: faults become link state and nftables on the receiving end",
+          "[dataplane][topology]") {
+  const Blueprint& bp = lab_pod();
+  Wiring w = planned_wiring(bp);
+  w.cables[0].fault = {FaultKind::drop, Direction::a_to_z, 0};  // host-p0-s00-h000 -> tor-p0-s00-r1a
+  w.cables[1].fault = {FaultKind::loss, Direction::z_to_a, 5};  // tor-p0-s00-r1b -> host-p0-s00-h000
+  w.cables[2].fault = {FaultKind::down, Direction::a_to_z, 0};  // host-p0-s00-h000 -- tor-p0-s00-r2a
+  auto t = build_topology(bp, w, "0000");
+  REQUIRE(t);
+  const auto configs = namespace_configs(bp, *t, compute_routes(bp, *t));
+  const auto& host = config_of(configs, *t, "host-p0-s00-h000");
+  CHECK(host.nft_script ==
+        "table netdev hpnctl_lab_faults {\n"
+        "  chain in_nic1p2 {\n"
+        "    type filter hook ingress device \"nic1p2\" priority 0; policy accept;\n"
+        "    numgen random mod 100 < 5 drop comment \"cable C0H00002 loss-z-a:5\"\n"
+        "  }\n"
+        "}\n");
+  CHECK(config_of(configs, *t, "tor-p0-s00-r1a").nft_script ==
+        "table netdev hpnctl_lab_faults {\n"
+        "  chain in_etp1a {\n"
+        "    type filter hook ingress device \"etp1a\" priority 0; policy accept;\n"
+        "    drop comment \"cable C0H00001 drop-a-z\"\n"
+        "  }\n"
+        "}\n");
+  const auto& up = host.links_up;
+  CHECK(std::count(up.begin(), up.end(), "nic1p1") == 1);
+  CHECK(std::count(up.begin(), up.end(), "nic2p1") == 0);  // down: both ends stay down
+  const auto& tor_up = config_of(configs, *t, "tor-p0-s00-r2a").links_up;
+  CHECK(std::count(tor_up.begin(), tor_up.end(), "etp1a") == 0);
+}
