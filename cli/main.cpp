@@ -12,6 +12,7 @@
 #include "blueprint/store.h"
 #include "cli/lab_command.h"
 #include "cli/probe_command.h"
+#include "cli/profile_command.h"
 #include "planner/diagnostics.h"
 #include "planner/plan.h"
 #include "planner/plan_output.h"
@@ -247,6 +248,8 @@ int main(int argc, char** argv) {
   hpn::cli::add_lab_commands(app, lab_exit);
   int probe_exit = -1;
   hpn::cli::add_probe_commands(app, probe_exit);
+  int profile_exit = -1;
+  hpn::cli::add_profile_command(app, profile_exit);
 
   // "did you mean" for a mistyped command, before CLI11's generic message.
   if (argc > 1 && argv[1][0] != '-') {
@@ -274,6 +277,7 @@ int main(int argc, char** argv) {
 
   if (lab_exit >= 0) return lab_exit;
   if (probe_exit >= 0) return probe_exit;
+  if (profile_exit >= 0) return profile_exit;
   if (plan_cmd->parsed()) return run_plan(plan);
   if (spec_default->parsed()) {
     std::cout << hpn::default_spec_text();

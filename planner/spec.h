@@ -119,6 +119,28 @@ struct MediaSpec {
   std::vector<OpticPart> optics;
 };
 
+// What host profiles need beyond the wiring (hpnctl-profile(1)): the bonds'
+// settings, the latencies a path's round trip is made of, and the inputs of
+// the DQPLB sizing. The plan itself does not read it.
+struct TransportSpec {
+  int mtu = 0;                // back-end bonds: RoCE's 4096-byte payload plus headers
+  int frontend_mtu = 0;       // the front-end bond (NIC 0)
+  std::string bond_mode;      // balance-xor, 802.3ad or active-backup
+  int arp_interval_ms = 0;    // ARP monitor toward both ToR gateways
+  int miimon_ms = 0;          // MII monitor, where ARP monitoring is refused (802.3ad)
+  int switch_latency_ns = 0;  // one switch hop
+  int nic_latency_ns = 0;     // one NIC traversal; a path crosses two each way
+  double fibre_ns_per_m = 0;  // propagation, one way
+  double bdp_headroom = 0;    // outstanding bytes per connection / BDP, at least
+  int qps = 0;                // DQPLB data QPs per connection
+  int segment_bytes = 0;      // DQPLB segment (NCCL_CTRAN_IB_QP_SCALING_THRESHOLD)
+  int dqplb_max_hops = 0;     // classes up to this many switch hops use mode dqplb, longer spray
+  int ib_timeout = 0;         // NCCL_IB_TIMEOUT: 4.096 us x 2^n
+  int ib_retry_cnt = 0;       // NCCL_IB_RETRY_CNT
+  int ib_gid_index = 0;       // NCCL_IB_GID_INDEX: the RoCE v2 GID of the bond's IPv4 address
+  int ib_traffic_class = 0;   // NCCL_IB_TC: DSCP << 2 | ECN
+};
+
 // Where a key sat in the spec file, for errors that point at it.
 struct SourceLocation {
   int line = 0;    // 1-based
@@ -142,6 +164,7 @@ struct Spec {
   NamingSpec naming;
   LayoutSpec layout;
   MediaSpec media;
+  TransportSpec transport;
 
   // Provenance, for errors and for the blueprint's record of its spec.
   std::string source_name;  // the file name, or "<default>"

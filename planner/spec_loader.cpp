@@ -447,6 +447,42 @@ void read_document(Section& top, Spec& spec, bool require_version) {
       m.optics = optics;
     }
   });
+  top.section("transport", [&](Section& s) {
+    auto& t = spec.transport;
+    // 1280: the least IPv6 allows; 9216: the largest frame common switches take.
+    s.integer("mtu", t.mtu, 1280, 9216);
+    s.integer("frontend_mtu", t.frontend_mtu, 1280, 9216);
+    std::string mode = t.bond_mode;
+    s.text("bond_mode", mode);
+    // The modes mlx5 RoCE LAG accepts (FIELD.md section 4).
+    const std::vector<std::string> modes{"balance-xor", "802.3ad", "active-backup"};
+    bool known = false;
+    for (const auto& m : modes) known = known || m == mode;
+    if (known) {
+      t.bond_mode = mode;
+    } else if (mode != t.bond_mode) {
+      std::string guess = closest_match(mode, modes);
+      s.loader().error(spec.locations["transport.bond_mode"],
+                       fmt::format("transport.bond_mode: '{}' is not a bond mode RoCE LAG takes; one of "
+                                   "balance-xor, 802.3ad, active-backup{}", mode,
+                                   guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess)));
+    }
+    s.integer("arp_interval_ms", t.arp_interval_ms, 1, 10000);
+    s.integer("miimon_ms", t.miimon_ms, 1, 10000);
+    s.integer("switch_latency_ns", t.switch_latency_ns, 0, 1000000);
+    s.integer("nic_latency_ns", t.nic_latency_ns, 0, 1000000);
+    s.number("fibre_ns_per_m", t.fibre_ns_per_m, 0, 100);
+    s.number("bdp_headroom", t.bdp_headroom, 1, 16);
+    // NCCLX's hard limits: 128 data QPs (CTRAN_HARDCODED_MAX_QPS).
+    s.integer("qps", t.qps, 1, 128);
+    s.integer("segment_bytes", t.segment_bytes, 4096, 1 << 30);
+    s.integer("dqplb_max_hops", t.dqplb_max_hops, 0, 15);
+    // IB verbs field widths: local ACK timeout 5 bits, retry count 3 bits.
+    s.integer("ib_timeout", t.ib_timeout, 1, 31);
+    s.integer("ib_retry_cnt", t.ib_retry_cnt, 0, 7);
+    s.integer("ib_gid_index", t.ib_gid_index, 0, 255);
+    s.integer("ib_traffic_class", t.ib_traffic_class, 0, 255);
+  });
 }
 
 // YAML itself does not promise valid UTF-8 in error paths; names end up in

@@ -10,7 +10,7 @@ packages=(
   libyaml-cpp-dev libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libsqlite3-dev sqlite3 catch2 libpcap-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   python3 python3-jsonschema python3-yaml groff-base man-db
-  tshark iproute2 nftables
+  tshark iproute2 nftables netplan.io systemd
 )
 missing=()
 for p in "${packages[@]}"; do

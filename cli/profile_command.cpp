@@ -1,0 +1,131 @@
+#include "cli/profile_command.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "blueprint/store.h"
+#include "planner/diagnostics.h"
+#include "planner/profile.h"
+#include "planner/profile_files.h"
+#include "planner/profile_json.h"
+#include "planner/profile_output.h"
+#include "planner/profile_paths.h"
+
+namespace hpn::cli {
+
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kInputError = 2;
+constexpr int kEnvironmentError = 3;
+
+struct ProfileArgs {
+  std::string host;
+  bool all = false;
+  std::string output;
+  std::string blueprint = "hpn-plan";
+  std::string format = "json";
+  std::string bond_mode;
+  std::optional<int> mtu;
+  std::string paths;
+};
+
+int fail(const std::string& message, int code = kInputError) {
+  std::cerr << "hpnctl: " << message;
+  if (message.empty() || message.back() != '\n') std::cerr << '\n';
+  return code;
+}
+
+void print_files(const std::vector<ProfileFile>& files, std::ostream& out) {
+  // Several files on one stream, headed the way head(1) heads them.
+  for (size_t i = 0; i < files.size(); ++i) {
+    std::string name = files[i].path.substr(files[i].path.find('/') + 1);
+    out << (i ? "\n" : "") << "# ==> " << name << " <==\n" << files[i].content;
+  }
+}
+
+int run(const ProfileArgs& a) {
+  if (a.all == !a.host.empty()) return fail("name one HOST, or give --all -o DIR");
+  if (a.all && a.output.empty()) return fail("--all writes every host's profile: give -o DIR");
+  if (!a.all && !a.output.empty()) return fail("-o DIR goes with --all; one host's profile goes to stdout");
+  if (a.format != "json" && a.format != "networkd" && a.format != "netplan" && a.format != "env") {
+    return fail("--format must be json, networkd, netplan or env");
+  }
+  ProfileOptions options;
+  if (!a.bond_mode.empty()) {
+    BondMode mode;
+    if (!parse_bond_mode(a.bond_mode, mode)) {
+      return fail(fmt::format("--bond-mode '{}': one of balance-xor, 802.3ad, active-backup", a.bond_mode));
+    }
+    options.mode = mode;
+  }
+  if (a.mtu && (*a.mtu < 1280 || *a.mtu > 9216)) return fail("--mtu must be between 1280 and 9216");
+  options.mtu = a.mtu;
+  if (a.all) {
+    if (auto target = check_profile_target(a.output); !target) return fail(target.error().message);
+  }
+  std::optional<PathsFile> paths;
+  if (!a.paths.empty()) {
+    auto loaded = load_paths_file(a.paths);
+    if (!loaded) return fail(loaded.error().message);
+    paths = std::move(loaded.value());
+    options.paths = &*paths;
+  }
+  auto store = BlueprintStore::open(a.blueprint);
+  if (!store) return fail(store.error().message);
+  auto bp = store->load();
+  if (!bp) return fail(bp.error().message);
+  auto builder = ProfileBuilder::create(bp.value(), options);
+  if (!builder) return fail(builder.error().message);
+
+  if (a.all) {
+    auto written = write_profiles(builder.value(), a.output);
+    if (!written) return fail(written.error().message, kEnvironmentError);
+    std::cout << fmt::format("wrote {} host profiles ({} files) to {}/\n", written->hosts, written->files,
+                             a.output);
+    return kOk;
+  }
+  auto host = builder->find_host(a.host);
+  if (!host) {
+    for (const auto& d : bp->devices) {
+      if (d.name == a.host) return fail(fmt::format("{} is a {}, not a host", a.host, to_string(d.role)));
+    }
+    std::string guess = closest_match(a.host, builder->host_names());
+    return fail(fmt::format("no host '{}' in {}{}", a.host, store->path(),
+                            guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess)));
+  }
+  HostProfile profile = builder->build(*host);
+  if (a.format == "json") {
+    std::cout << profile_json(profile).dump(2) << '\n';
+  } else if (a.format == "networkd") {
+    print_files(networkd_files(profile), std::cout);
+  } else if (a.format == "netplan") {
+    std::cout << netplan_yaml(profile);
+  } else {
+    std::cout << nccl_env(profile);
+  }
+  return kOk;
+}
+
+}  // namespace
+
+void add_profile_command(CLI::App& app, int& exit_code) {
+  auto args = std::make_shared<ProfileArgs>();
+  auto* cmd = app.add_subcommand("profile", "Host profiles: bonds, routes, sysctls, NCCL/NCCLX settings");
+  cmd->add_option("host", args->host, "The host to profile (stdout)");
+  cmd->add_flag("--all", args->all, "Every host of the blueprint, into -o DIR");
+  cmd->add_option("-o,--output", args->output, "Directory for --all, written all or nothing");
+  cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();
+  cmd->add_option("--format", args->format, "One host: json, networkd, netplan or env")->capture_default_str();
+  cmd->add_option("--bond-mode", args->bond_mode,
+                  "balance-xor, 802.3ad or active-backup; default: the spec's transport.bond_mode");
+  cmd->add_option("--mtu", args->mtu, "Back-end bond MTU; default: the spec's transport.mtu");
+  cmd->add_option("--paths", args->paths, "Disjoint UDP source ports per destination (JSON, from verify)");
+  cmd->callback([args, &exit_code] { exit_code = run(*args); });
+}
+
+}  // namespace hpn::cli

@@ -1,0 +1,171 @@
+// Path classes: their numbers for the default pod computed by hand, and
+// their longest paths checked against every real path of a small fabric.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "planner/path_class.h"
+#include "profile_fixture.h"
+
+namespace {
+
+using namespace hpn;
+using namespace hpn::test;
+
+// Defaults of the transport section: 600 ns a switch, 500 ns a NIC, 5 ns/m.
+PathTiming default_timing(int gbps = 400) { return {600, 500, 5.0, gbps}; }
+
+int longest(const Blueprint& bp, CableKind kind) {
+  int most = 0;
+  for (const auto& c : bp.cables) {
+    if (c.kind == kind) most = std::max(most, c.length_m);
+  }
+  return most;
+}
+
+TEST_CASE("profile/path-classes: the default pod's two classes, RTT and BDP by hand") {
+  const Blueprint& bp = default_pod().blueprint;
+  // The plan's cable lengths, read here straight off the cables: host-ToR at
+  // most 15 m; ToR-agg at most 50 m (segment 0, the first row) and 45 m from
+  // segment 1, the next-longest way up.
+  REQUIRE(longest(bp, CableKind::host_tor) == 15);
+  REQUIRE(longest(bp, CableKind::tor_agg) == 50);
+  auto classes = path_classes(bp, default_timing());
+  REQUIRE(classes.size() == 2);  // one pod: no class through the core
+
+  // same-segment: host - ToR - host over 15 + 15 m.
+  //   one way = 1 x 600 + 2 x 500 + 30 x 5 = 1750 ns, RTT = 3500 ns
+  //   BDP at 400 Gb/s (50 B/ns) = 3500 x 50 = 175,000 B
+  CHECK(classes[0].scope == PathScope::same_segment);
+  CHECK(classes[0].hops == 1);
+  CHECK(classes[0].length_m == 30);
+  CHECK(classes[0].rtt_ns == 3500);
+  CHECK(classes[0].bdp_bytes == 175000);
+
+  // same-pod: host - ToR - agg - ToR - host, up from segment 0 (15 + 50 m),
+  // down into segment 1 (45 + 15 m) = 125 m.
+  //   one way = 3 x 600 + 2 x 500 + 125 x 5 = 3425 ns, RTT = 6850 ns
+  //   BDP = 6850 x 50 = 342,500 B
+  CHECK(classes[1].scope == PathScope::same_pod);
+  CHECK(classes[1].hops == 3);
+  CHECK(classes[1].length_m == 125);
+  CHECK(classes[1].rtt_ns == 6850);
+  CHECK(classes[1].bdp_bytes == 342500);
+  REQUIRE(classes[1].legs.size() == 4);
+  std::vector<int> lengths;
+  for (const auto& l : classes[1].legs) lengths.push_back(l.length_m);
+  CHECK(lengths == std::vector<int>{15, 50, 45, 15});
+  CHECK(classes[1].legs[1].kind == CableKind::tor_agg);
+}
+
+TEST_CASE("profile/path-classes: RTT and BDP arithmetic") {
+  // 5 hops, 700 m: 2 x (3000 + 1000 + 3500) = 15,000 ns; at 400 Gb/s 750,000 B.
+  CHECK(round_trip_ns(5, 700, default_timing()) == 15000);
+  CHECK(bdp_bytes(15000, 400) == 750000);
+  // Fractional nanoseconds round up: 2 x (0 + 0 + 1 x 0.3) = 0.6 -> 1 ns.
+  CHECK(round_trip_ns(0, 1, {0, 0, 0.3, 400}) == 1);
+  CHECK(bdp_bytes(1, 200) == 25);
+  CHECK(bdp_bytes(3, 1) == 1);  // 3 bits: one byte, rounded up
+}
+
+// Every real rail-to-rail path between two hosts of a fabric: through the
+// cables, switch by switch; the longest of each class.
+std::map<PathScope, int> longest_real_paths(const Blueprint& bp) {
+  std::map<std::tuple<int, int, int>, std::pair<int, int>> host_port;  // (host, nic, port) -> (ToR, m)
+  std::map<int, std::vector<std::pair<int, int>>> up;                  // switch -> (next tier, m)
+  for (const auto& c : bp.cables) {
+    if (c.kind == CableKind::host_tor) {
+      int nic = c.a_port[3] - '0', port = c.a_port[5] - '0';  // "nicNpP"
+      host_port[{c.a_device, nic, port}] = {c.z_device, c.length_m};
+    } else if (c.kind == CableKind::tor_agg || c.kind == CableKind::agg_core) {
+      up[c.a_device].push_back({c.z_device, c.length_m});
+    }
+  }
+  auto hall = [&](const Device& d) { return bp.racks[d.rack].hall; };
+  std::vector<int> hosts;
+  for (size_t i = 0; i < bp.devices.size(); ++i) {
+    if (bp.devices[i].role == Role::host) hosts.push_back(static_cast<int>(i));
+  }
+  std::map<PathScope, int> out;
+  for (size_t x = 0; x < hosts.size(); ++x) {
+    for (size_t y = x + 1; y < hosts.size(); ++y) {
+      const Device& a = bp.devices[hosts[x]];
+      const Device& b = bp.devices[hosts[y]];
+      PathScope scope = a.pod != b.pod ? (hall(a) != hall(b) ? PathScope::other_hall : PathScope::same_hall)
+                        : a.segment != b.segment ? PathScope::same_pod
+                                                 : PathScope::same_segment;
+      for (int nic = 1; nic <= 2; ++nic) {
+        for (int port = 1; port <= 2; ++port) {
+          auto [ta, la] = host_port.at({hosts[x], nic, port});
+          auto [tb, lb] = host_port.at({hosts[y], nic, port});
+          int best = -1;
+          if (scope == PathScope::same_segment) {
+            REQUIRE(ta == tb);
+            best = la + lb;
+          }
+          for (auto [agg_a, ma] : up[ta]) {
+            for (auto [agg_b, mb] : up[tb]) {
+              if (scope == PathScope::same_pod && agg_a == agg_b) best = std::max(best, la + ma + mb + lb);
+              if (scope >= PathScope::same_hall) {
+                for (auto [core_a, ca] : up[agg_a]) {
+                  for (auto [core_b, cb] : up[agg_b]) {
+                    if (core_a == core_b) best = std::max(best, la + ma + ca + cb + mb + lb);
+                  }
+                }
+              }
+            }
+          }
+          REQUIRE(best >= 0);  // every pair is connected within its class's hops
+          out[scope] = std::max(out[scope], best);
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST_CASE("profile/path-classes: pods in two halls give all four classes, each bounding its real paths") {
+  const Blueprint& bp = halls_fabric().blueprint;
+  auto classes = path_classes(bp, default_timing());
+  REQUIRE(classes.size() == 4);
+  std::vector<PathScope> scopes;
+  for (const auto& c : classes) scopes.push_back(c.scope);
+  CHECK(scopes == std::vector{PathScope::same_segment, PathScope::same_pod, PathScope::same_hall,
+                              PathScope::other_hall});
+  CHECK(classes[0].hops == 1);
+  CHECK(classes[1].hops == 3);
+  CHECK(classes[2].hops == 5);
+  CHECK(classes[3].hops == 5);
+  for (size_t i = 1; i < classes.size(); ++i) CHECK(classes[i].rtt_ns > classes[i - 1].rtt_ns);
+  // Pod 2 is 300 m away: the other-hall path has its long way to the core.
+  CHECK(classes[3].length_m > classes[2].length_m + 300);
+
+  auto real = longest_real_paths(bp);
+  REQUIRE(real.size() == 4);
+  for (const auto& c : classes) {
+    INFO(to_string(c.scope) << ": class " << c.length_m << " m, longest real path " << real[c.scope] << " m");
+    // An upper bound of every path of the class...
+    CHECK(c.length_m >= real[c.scope]);
+    // ...and not a loose one: within a few metres of the longest real path.
+    CHECK(c.length_m - real[c.scope] <= 3);
+  }
+}
+
+TEST_CASE("profile/path-classes: each leg names a real cable of its kind and length") {
+  const Blueprint& bp = halls_fabric().blueprint;
+  std::map<std::string, const Cable*> by_id;
+  for (const auto& c : bp.cables) by_id[c.id] = &c;
+  for (const auto& cls : path_classes(bp, default_timing())) {
+    int sum = 0;
+    for (const auto& leg : cls.legs) {
+      const Cable* c = by_id.at(leg.cable);
+      CHECK(c->kind == leg.kind);
+      CHECK(c->length_m == leg.length_m);
+      sum += leg.length_m;
+    }
+    CHECK(sum == cls.length_m);
+    CHECK(cls.legs.size() == static_cast<size_t>(cls.hops + 1));
+  }
+}
+
+}  // namespace
