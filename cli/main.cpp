@@ -12,6 +12,7 @@
 #include "blueprint/store.h"
 #include "cli/lab_command.h"
 #include "cli/probe_command.h"
+#include "cli/verify_lab.h"
 #include "cli/profile_command.h"
 #include "planner/diagnostics.h"
 #include "planner/plan.h"
@@ -168,6 +169,10 @@ struct VerifyOptions {
   std::string format = "table";
   std::vector<std::string> observations;
   int min_probes = 3;
+  bool lab = false;
+  std::optional<std::string> wiring;
+  std::string scope;
+  std::optional<std::string> keep;
 };
 
 constexpr int kFindings = 1;
@@ -180,6 +185,13 @@ int run_verify(const VerifyOptions& o) {
   auto bp = store->load();
   if (!bp) return fail(bp.error().message);
   std::vector<hpn::probe::Observation> all;
+  if (o.lab) {
+    auto seen = hpn::cli::observe_lab(bp.value(), o.blueprint, o.wiring, o.scope, o.keep);
+    if (!seen) return fail(seen.error().message);
+    all = std::move(seen.value());
+  } else if (o.observations.empty()) {
+    return fail("verify needs observation files, or --lab to probe a lab built from the plan");
+  }
   for (const auto& file : o.observations) {
     auto obs = hpn::probe::read_observation_file(file);
     if (!obs) return fail(obs.error().message);
@@ -237,7 +249,12 @@ int main(int argc, char** argv) {
 
   VerifyOptions verify;
   auto* verify_cmd = app.add_subcommand("verify", "Compare probe observations with the blueprint");
-  verify_cmd->add_option("observations", verify.observations, "Observation files (JSON lines)")->required();
+  verify_cmd->add_option("observations", verify.observations, "Observation files (JSON lines)");
+  verify_cmd->add_flag("--lab", verify.lab,
+                       "Bring up the lab from the plan (and --wiring), probe it, diff, take it down");
+  verify_cmd->add_option("--wiring", verify.wiring, "With --lab: the wiring file the lab is built from");
+  verify_cmd->add_option("--scope", verify.scope, "With --lab: pod=N, segment=N, rack=NAME or devices=A,B,...");
+  verify_cmd->add_option("--keep-observations", verify.keep, "With --lab: also write the observations here");
   verify_cmd->add_option("--blueprint", verify.blueprint, "Plan directory")->capture_default_str();
   verify_cmd->add_option("--format", verify.format, "table, json or csv")->capture_default_str();
   verify_cmd->add_option("--min-probes", verify.min_probes,

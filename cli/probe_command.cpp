@@ -85,6 +85,7 @@ struct ListenArgs {
   Naming naming;
   double duration_s = 0;
   std::string interfaces;
+  std::string output;
 };
 
 int run_listen(ListenArgs& a) {
@@ -106,8 +107,17 @@ int run_listen(ListenArgs& a) {
   // Scripts wait for this line before they send.
   std::cerr << fmt::format("hpnctl: listening on {} port {}\n", fmt::join(o.interfaces, ", "), o.udp_port)
             << std::flush;
+  std::vector<probe::Observation> seen;
+  if (!a.output.empty()) {
+    o.device = a.naming.device;
+    o.ioam_namespace = static_cast<std::uint16_t>(a.naming.ioam_namespace);
+    o.record = [&](const probe::Observation& obs) { seen.push_back(obs); };
+  }
   probe::SystemClock clock;
   const auto c = probe::run_listener(o, network, clock, stop_requested);
+  if (!a.output.empty()) {
+    if (auto s = probe::write_observation_file(a.output, seen); !s) return fail(kEnvironmentError, s.error().message);
+  }
   std::cout << fmt::format(
       "received {}, answered {}, send errors {}; ignored: foreign {}, unknown version {}, not a probe {}, "
       "malformed {}, without trace {}\n",
@@ -190,6 +200,8 @@ void add_probe_commands(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.0, 31536000.0))->capture_default_str();
   listen_cmd->add_option("--interfaces", listen->interfaces,
                          "Interfaces to answer on, IF,...; default: every interface up with IPv6");
+  listen_cmd->add_option("-o,--output", listen->output,
+                         "Also write each probe as it arrived here (observations without the sender's port)");
   listen_cmd->callback([listen, &exit_code] { exit_code = run_listen(*listen); });
 
   auto send = std::make_shared<SendArgs>();

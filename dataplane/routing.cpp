@@ -103,9 +103,12 @@ const Interface* bond_of(const Blueprint& bp, int device, int nic) {
 
 }  // namespace
 
-bool carries_routing(const Fault& fault) {
-  return fault.kind == FaultKind::none || fault.kind == FaultKind::loss;
-}
+// A dark cable carries nothing. A one-way fault is modelled as striking a
+// fabric that had converged (HPN §10: the NIC kept sending into a link it
+// believed healthy, and the ToR kept its route to the host): routes stay,
+// and the dead direction silently drops what is sent into it, which is what
+// lets verify tell it apart from a missing cable.
+bool carries_routing(const Fault& fault) { return fault.kind != FaultKind::down; }
 
 std::vector<NodeRoutes> compute_routes(const Blueprint& bp, const LabTopology& t) {
   Solver solver(bp, t);

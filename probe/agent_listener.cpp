@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "probe/agent_trace.h"
 #include "probe/ioam_trace.h"
 
 namespace hpn::probe {
@@ -35,6 +38,7 @@ std::optional<Datagram> ProbeResponder::answer(const Datagram& in, std::int64_t 
   }
   ProbeReply reply;
   reply.probe = *probe;
+  last_probe_ = *probe;
   reply.probe_received_ns = in.realtime_ns;
   reply.reply_sent_ns = now_realtime_ns;
   reply.port = port_names_.port_of(in.interface);
@@ -75,6 +79,24 @@ ListenerCounts run_listener(const ListenerOptions& o, DatagramNetwork& network, 
     if (!datagram) continue;
     auto reply = responder.answer(*datagram, clock.realtime_ns());
     if (!reply) continue;
+    if (o.record) {
+      const ProbeHeader& p = responder.last_probe();
+      Observation seen;
+      seen.run = fmt::format("{:016x}", p.run_id);
+      seen.probe = p.probe_id;
+      seen.direction = "forward";
+      seen.src_address = datagram->remote.address;
+      seen.src_udp_port = datagram->remote.port;
+      seen.dst_device = o.device;
+      seen.dst_address = datagram->local.address;
+      seen.dst_udp_port = datagram->local.port;
+      seen.received = true;
+      seen.rx_port = responder.port_names().port_of(datagram->interface);
+      if (auto hops = observed_hops(datagram->hop_by_hop, o.ioam_namespace)) seen.hops = std::move(hops.value());
+      seen.sent_ns = p.sent_ns;
+      seen.received_ns = datagram->realtime_ns;
+      o.record(seen);
+    }
     if (network.send(*reply)) {
       ++responder.counts().answered;
     } else {

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <functional>
+
+#include "probe/observation.h"
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,10 +43,14 @@ class ProbeResponder {
   std::optional<Datagram> answer(const Datagram& probe, std::int64_t now_realtime_ns);
   ListenerCounts& counts() { return counts_; }
   const ListenerCounts& counts() const { return counts_; }
+  // The header of the probe answer() last accepted.
+  const ProbeHeader& last_probe() const { return last_probe_; }
+  const PortNames& port_names() const { return port_names_; }
 
  private:
   PortNames port_names_;
   ListenerCounts counts_;
+  ProbeHeader last_probe_;
 };
 
 struct ListenerOptions {
@@ -52,6 +58,12 @@ struct ListenerOptions {
   std::vector<std::string> interfaces;  // one socket each
   PortNames port_names;                 // interface -> the blueprint port name replies report
   std::int64_t duration_ns = 0;         // 0: until stopped
+  // Each accepted probe as this host saw it arrive (a forward observation
+  // without the sender's port, which only the sender knows). The receiver's
+  // own evidence: it survives a reply lost on a one-way broken link.
+  std::function<void(const Observation&)> record;
+  std::string device;                   // this host's blueprint name, for `record`
+  std::uint16_t ioam_namespace = 123;
 };
 
 // Opens the probe port on every interface; the first failure is returned.

@@ -1,5 +1,11 @@
 #include "validator/witness.h"
 
+#include <fmt/format.h>
+
+#include <tuple>
+
+#include "probe/payload.h"
+
 namespace hpn::validator {
 namespace {
 
@@ -24,6 +30,7 @@ class Collector {
 
   void add(const probe::Observation& o) {
     ++w_.observations;
+    if (o.src_device.empty()) return add_as_receiver(o);
     int src = f_.device_by_name(o.src_device), dst = f_.device_by_name(o.dst_device);
     if (src < 0) w_.unknown_devices.insert(o.src_device);
     if (dst < 0) w_.unknown_devices.insert(o.dst_device);
@@ -51,6 +58,28 @@ class Collector {
   }
 
  private:
+  // A probe as its receiver saw it: every link of its path but the first
+  // (only the sender knows which port it left from).
+  void add_as_receiver(const probe::Observation& o) {
+    int dst = f_.device_by_name(o.dst_device);
+    if (dst < 0) {
+      w_.unknown_devices.insert(o.dst_device);
+      return;
+    }
+    w_.probed_hosts.insert(dst);
+    ++w_.received;
+    PortRef out;
+    bool first = true;
+    for (const auto& hop : o.hops) {
+      int device = hop.node_id < 0 ? -1 : f_.device_by_node_id(hop.node_id);
+      PortRef in{device, f_.port_by_id(device, hop.ingress_if)};
+      if (!first) link(out, in);
+      first = false;
+      out = {device, f_.port_by_id(device, hop.egress_if)};
+    }
+    if (!first) link(out, {dst, f_.port_by_name(dst, o.rx_port)});
+  }
+
   void attempt_first(PortRef sender) {
     CableEnd e = f_.cable_at(sender);
     if (e.cable >= 0) ++w_.cables[e.cable].dir[e.end].sent;
@@ -91,7 +120,20 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
   w.cables.resize(fabric.blueprint().cables.size());
   w.device_seen.assign(fabric.blueprint().devices.size(), false);
   Collector c(fabric, w);
-  for (const auto& o : obs) c.add(o);
+  // A probe the sender saw answered is already witnessed end to end: the
+  // receiver's own record of it would count its links twice.
+  // A probe is its run, number and five-tuple (senders of one run may reuse numbers).
+  using Key = std::tuple<std::string, uint64_t, std::string, int>;
+  std::set<Key> answered;
+  for (const auto& o : obs) {
+    if (!o.src_device.empty() && o.direction == "forward" && o.received) {
+      answered.insert({fmt::format("{:016x}", probe::run_id_of(o.run)), o.probe, o.src_address, o.src_udp_port});
+    }
+  }
+  for (const auto& o : obs) {
+    if (o.src_device.empty() && answered.count({o.run, o.probe, o.src_address, o.src_udp_port})) continue;
+    c.add(o);
+  }
   return w;
 }
 

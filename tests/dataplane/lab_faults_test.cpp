@@ -63,13 +63,14 @@ TEST_CASE("dataplane/lab (root): faults are realised: a dark cable, a one-way br
     CHECK(rx.collect(sports.size(), std::chrono::milliseconds(500)).empty());
   }
   probe_flows(lab, wires, {{h000, "host-p0-s01-h001", 1}}, sports, "nic1p2");
-  // Toward the host: plane 1 never learned it (its ToR cannot hear it), so
-  // what a sender hashes into plane 1 is lost, and plane 2 delivers the rest.
+  // Toward the host the break's other direction works, and the fabric,
+  // which converged before the fault (HPN §10), still routes to it: probes
+  // in plane 1 arrive on the port whose sending direction is dead.
   {
     Receiver rx(lab.netns(h000));
     send_probes(lab.netns("host-p0-s01-h001"), bond_address(lab_pod(), "host-p0-s01-h001", 1),
                       bond_address(lab_pod(), h000, 1), sports, lab.state.ioam_namespace, "nic1p1");
-    CHECK(rx.collect(sports.size(), std::chrono::milliseconds(500)).empty());
+    CHECK(rx.collect(sports.size(), std::chrono::milliseconds(2000)).size() == sports.size());
   }
   auto back = probe_flows(lab, wires, {{"host-p0-s01-h001", h000, 1}}, sports, "nic1p2");
   for (const auto& p : back[0]) CHECK(p.captured.ifname == "nic1p2");

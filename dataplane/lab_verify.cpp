@@ -1,0 +1,235 @@
+#include "dataplane/lab_verify.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <poll.h>
+#include <set>
+#include <thread>
+
+namespace hpn::lab {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A child running `hpnctl ARGS` inside a network namespace, entered with
+// setns() as `ip netns exec` does; its stdout comes back through a pipe.
+class NamespacedChild {
+ public:
+  NamespacedChild() = default;
+  NamespacedChild(const NamespacedChild&) = delete;
+  NamespacedChild& operator=(const NamespacedChild&) = delete;
+  ~NamespacedChild() {
+    if (pid_ > 0) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (out_ >= 0) close(out_);
+  }
+
+  // The child's stdout and stderr go to the pipe (read by wait_for), or to
+  // `log` when one is named.
+  Status start(const std::string& netns, const std::string& binary, const std::vector<std::string>& args,
+               const std::string& log = {}) {
+    int pipefd[2];
+    if (pipe2(pipefd, O_CLOEXEC) != 0) return Error{fmt::format("pipe: {}", std::strerror(errno))};
+    std::string path = "/run/netns/" + netns;
+    pid_ = fork();
+    if (pid_ < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
+    if (pid_ == 0) {
+      int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) _exit(126);
+      int out = log.empty() ? pipefd[1] : open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (out < 0) _exit(126);
+      dup2(out, STDOUT_FILENO);
+      dup2(out, STDERR_FILENO);
+      std::vector<char*> argv;
+      argv.push_back(const_cast<char*>(binary.c_str()));
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(binary.c_str(), argv.data());
+      _exit(127);
+    }
+    close(pipefd[1]);
+    out_ = pipefd[0];
+    return {};
+  }
+
+  // Reads stdout until `marker` shows up or `timeout` passes.
+  bool wait_for(const std::string& marker, std::chrono::milliseconds timeout) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (output_.find(marker) != std::string::npos) return true;
+      pollfd p{out_, POLLIN, 0};
+      int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      deadline - std::chrono::steady_clock::now()).count());
+      if (poll(&p, 1, std::max(left, 1)) <= 0) continue;
+      char buffer[512];
+      ssize_t n = read(out_, buffer, sizeof buffer);
+      if (n <= 0) return output_.find(marker) != std::string::npos;
+      output_.append(buffer, static_cast<size_t>(n));
+    }
+    return false;
+  }
+
+  // Waits for the exit; the exit code, or -1 after a signal.
+  int wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  void stop() {
+    if (pid_ > 0) kill(pid_, SIGTERM);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+  std::string output_;
+};
+
+std::string join(const std::vector<std::string>& items) {
+  std::string s;
+  for (const auto& i : items) s += (s.empty() ? "" : ",") + i;
+  return s;
+}
+
+}  // namespace
+
+Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const LabState& lab,
+                                                  const std::string& status_json,
+                                                  const LabProbeOptions& o, const ProbeProgress& progress) {
+  auto say = [&](const std::string& s) { if (progress) progress(s); };
+  fs::create_directories(o.work_dir);
+  const std::string ports_file = (fs::path(o.work_dir) / "lab-status.json").string();
+  std::ofstream(ports_file) << status_json;
+
+  auto scope = probe::parse_scope(o.scope);
+  if (!scope) return scope.error();
+  auto hosts = probe::hosts_in_scope(bp, scope.value());
+  if (!hosts) return hosts.error();
+
+  std::map<std::string, std::string> netns_of;
+  std::set<std::pair<std::string, std::string>> wired;  // ports that have an interface in the lab
+  for (const auto& d : lab.devices) {
+    netns_of[d.name] = d.netns;
+    for (const auto& p : d.ports) wired.insert({d.name, p.port});
+  }
+  const std::string ioam = std::to_string(lab.ioam_namespace);
+
+  // Listeners in every host namespace: destinations may lie outside the scope.
+  say(fmt::format("starting listeners in {} host namespaces", std::count_if(
+      lab.devices.begin(), lab.devices.end(), [](const StateDevice& d) { return d.role == "host"; })));
+  std::vector<std::unique_ptr<NamespacedChild>> listeners;
+  std::vector<std::string> listener_files;
+  for (const auto& d : lab.devices) {
+    if (d.role != "host") continue;
+    auto child = std::make_unique<NamespacedChild>();
+    std::string seen_here = (fs::path(o.work_dir) / fmt::format("listener-{}.jsonl", d.name)).string();
+    listener_files.push_back(seen_here);
+    if (auto st = child->start(d.netns, o.hpnctl, {"probe", "listen", "--duration", "600", "--ports-from",
+                                                   ports_file, "--device-name", d.name, "--ioam-namespace", ioam,
+                                                   "-o", seen_here});
+        !st) {
+      return st.error();
+    }
+    if (!child->wait_for("listening", std::chrono::seconds(10))) {
+      return Error{fmt::format("the probe listener in {} did not start", d.netns)};
+    }
+    listeners.push_back(std::move(child));
+  }
+
+  std::vector<probe::ProbeTarget> plan = probe::initial_plan(bp, hosts.value(), o.plan);
+  std::vector<probe::Observation> seen;
+  std::vector<probe::ProbeTarget> round = plan;
+  int next_source_port = o.plan.first_source_port;
+  for (int r = 1; r <= o.max_rounds && !round.empty(); ++r) {
+    // One sender per host: its ports and destinations, a source-port range of its own.
+    std::map<int, std::pair<std::set<std::string>, std::set<std::string>>> per_host;
+    std::map<int, size_t> probes;
+    for (const auto& t : round) {
+      // A port with no cable in the lab has no interface to send from; the
+      // probes toward it still tell on its cable.
+      if (!wired.count({bp.devices[t.src_host].name, t.src_port})) continue;
+      auto& [ports, dsts] = per_host[t.src_host];
+      ports.insert(t.src_port);
+      dsts.insert(bp.devices[t.dst_host].name + "=" + t.dst_address);
+      probes[t.src_host] = std::max(probes[t.src_host], t.source_ports.size());
+    }
+    say(fmt::format("round {}: {} senders", r, per_host.size()));
+    std::vector<std::pair<std::unique_ptr<NamespacedChild>, std::string>> senders;
+    for (const auto& [host, sets] : per_host) {
+      const std::string& name = bp.devices[host].name;
+      size_t count = sets.first.size() * sets.second.size() * probes[host];
+      int first = next_source_port, last = first + static_cast<int>(std::max<size_t>(count, 1)) - 1;
+      if (last > 65535) {
+        first = o.plan.first_source_port;
+        last = first + static_cast<int>(count) - 1;
+      }
+      next_source_port = last + 1;
+      std::string file = (fs::path(o.work_dir) / fmt::format("round{}-{}.jsonl", r, name)).string();
+      auto child = std::make_unique<NamespacedChild>();
+      std::vector<std::string> args{"probe", "send", "--from", join({sets.first.begin(), sets.first.end()}),
+                                    "--to", join({sets.second.begin(), sets.second.end()}),
+                                    "--probes", std::to_string(probes[host]),
+                                    "--source-ports", fmt::format("{}-{}", first, last),
+                                    "--timeout", std::to_string(o.timeout_ms),
+                                    "--retries", std::to_string(o.retries),
+                                    "--rate", std::to_string(o.rate),
+                                    "--run", fmt::format("{}r{}-{}", lab.id, r, name),
+                                    "--device-name", name, "--ports-from", ports_file,
+                                    "--ioam-namespace", ioam, "-o", file};
+      if (auto st = child->start(netns_of[name], o.hpnctl, args, file + ".log"); !st) return st.error();
+      senders.push_back({std::move(child), file});
+    }
+    for (auto& [child, file] : senders) {
+      int code = child->wait();
+      if (code != 0) {
+        std::ifstream log(file + ".log");
+        std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+        return Error{fmt::format("probe send ({}) exited with {}: {}", file, code, text)};
+      }
+      auto obs = probe::read_observation_file(file);
+      if (!obs) return obs.error();
+      seen.insert(seen.end(), obs->begin(), obs->end());
+    }
+    // Ask for more where coverage falls short; the plan keeps every port sent.
+    auto more = probe::next_round(bp, plan, seen, o.plan);
+    round.clear();
+    for (auto& t : more) {
+      auto it = std::find_if(plan.begin(), plan.end(), [&](const probe::ProbeTarget& p) {
+        return p.src_host == t.src_host && p.src_port == t.src_port && p.dst_host == t.dst_host &&
+               p.dst_nic == t.dst_nic;
+      });
+      size_t before = it == plan.end() ? 0 : it->source_ports.size();
+      probe::ProbeTarget delta = t;
+      delta.source_ports.erase(delta.source_ports.begin(), delta.source_ports.begin() + static_cast<long>(before));
+      if (!delta.source_ports.empty()) round.push_back(delta);
+      if (it != plan.end()) *it = t;
+    }
+  }
+  for (auto& l : listeners) l->stop();
+  for (auto& l : listeners) l->wait();
+  // What each receiver saw arrive: evidence that survives a lost reply.
+  for (const auto& file : listener_files) {
+    auto obs = probe::read_observation_file(file);
+    if (!obs) return obs.error();
+    seen.insert(seen.end(), obs->begin(), obs->end());
+  }
+  return seen;
+}
+
+}  // namespace hpn::lab

@@ -1,0 +1,39 @@
+// Probing a running lab: listeners and probe agents started in every host
+// namespace (the very `hpnctl probe` commands a real host runs), the probe
+// plan's rounds sent until coverage is complete, the observations gathered.
+// `hpnctl verify --lab` runs the diff on what comes back.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blueprint/model.h"
+#include "blueprint/result.h"
+#include "dataplane/lab_state.h"
+#include "probe/observation.h"
+#include "probe/probe_plan.h"
+
+namespace hpn::lab {
+
+struct LabProbeOptions {
+  std::string hpnctl;          // the binary the agents run as (this one)
+  std::string work_dir;        // observation files and the port map go here
+  std::string scope;           // --scope text; empty: every host
+  probe::PlanOptions plan;
+  int max_rounds = 8;
+  int timeout_ms = 400;
+  int retries = 2;
+  int rate = 5000;             // datagrams per second per sender
+};
+
+using ProbeProgress = std::function<void(std::string_view)>;
+
+// The observations of every round; the lab must be up.
+Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const LabState& lab,
+                                                  const std::string& status_json,
+                                                  const LabProbeOptions& options,
+                                                  const ProbeProgress& progress = {});
+
+}  // namespace hpn::lab

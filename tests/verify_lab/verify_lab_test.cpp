@@ -1,0 +1,176 @@
+// `hpnctl verify --lab` end to end on the lab pod: real kernels forward and
+// stamp the probes, the real agents send and answer them, the diff reads
+// what came back. Each fault is injected through the wiring file and must
+// give exactly its finding, naming the right cables, and nothing else.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "blueprint/csv.h"
+#include "test_util.h"
+
+namespace {
+
+using hpn::test::TempDir;
+using Row = std::map<std::string, std::string>;
+
+struct Sheet {
+  std::vector<std::string> header;
+  std::vector<Row> rows;
+
+  Row& row(const std::string& a_device, const std::string& a_port) {
+    for (auto& r : rows) {
+      if (r["a_device"] == a_device && r["a_port"] == a_port) return r;
+    }
+    FAIL("no cable from " << a_device << ":" << a_port);
+    return rows.front();
+  }
+  std::string text() const {
+    std::string out;
+    for (size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + header[i];
+    out += "\n";
+    for (const auto& r : rows) {
+      for (size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + (r.count(header[i]) ? r.at(header[i]) : "");
+      out += "\n";
+    }
+    return out;
+  }
+};
+
+class LabVerify {
+ public:
+  LabVerify() {
+    auto r = hpn::test::run_hpnctl("plan '" + hpn::test::source_path("examples/lab-pod.yaml").string() + "' -q -o plan",
+                                   dir_.path());
+    REQUIRE(r.exit_code == 0);
+    std::istringstream in(hpn::test::read_file(dir_ / "plan" / "cabling.csv"));
+    std::string line;
+    std::vector<std::string> fields;
+    std::getline(in, line);
+    REQUIRE(hpn::parse_csv_line(line, sheet_.header));
+    sheet_.header.push_back("fault");
+    while (std::getline(in, line)) {
+      REQUIRE(hpn::parse_csv_line(line, fields));
+      Row row;
+      for (size_t i = 0; i < fields.size(); ++i) row[sheet_.header[i]] = fields[i];
+      sheet_.rows.push_back(row);
+    }
+  }
+
+  Sheet& sheet() { return sheet_; }
+
+  // Runs verify --lab on the sheet as it now is; the JSON report.
+  nlohmann::json run(int expect_exit) {
+    hpn::test::write_file(dir_ / "wiring.csv", sheet_.text());
+    auto r = hpn::test::run_hpnctl("verify --lab --blueprint plan --wiring wiring.csv --format json", dir_.path());
+    INFO(r.err);
+    REQUIRE(r.exit_code == expect_exit);
+    return nlohmann::json::parse(r.out);
+  }
+
+  static bool usable() {
+    if (geteuid() != 0) {
+      WARN("skipped: verify --lab needs root (network namespaces)");
+      return false;
+    }
+    if (std::system("ip netns list >/dev/null 2>&1") != 0) {
+      WARN("skipped: network namespaces are not available here");
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  TempDir dir_;
+  Sheet sheet_;
+};
+
+void check_one(const nlohmann::json& report, const std::string& kind, std::set<std::string> cables) {
+  INFO(report.dump(2));
+  REQUIRE(report["findings"].size() == 1);
+  const auto& f = report["findings"][0];
+  CHECK(f["kind"] == kind);
+  std::set<std::string> got;
+  for (const auto& c : f["cables"]) got.insert(c.get<std::string>());
+  CHECK(got == cables);
+}
+
+}  // namespace
+
+TEST_CASE("verify/lab: the planned wiring gives no finding") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto report = lab.run(0);
+  CHECK(report["findings"].empty());
+  CHECK(report["summary"]["cables_verified"] == 96);
+  CHECK(report["summary"]["lost"] == 0);
+}
+
+TEST_CASE("verify/lab: two host cables swapped on one ToR") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("host-p0-s00-h000", "nic1p1");
+  auto& b = lab.sheet().row("host-p0-s00-h001", "nic1p1");
+  std::swap(a["z_port"], b["z_port"]);
+  check_one(lab.run(1), "swapped", {a["cable_id"], b["cable_id"]});
+}
+
+TEST_CASE("verify/lab: two ToR uplinks swapped") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("tor-p0-s00-r1a", "etp5");
+  auto& b = lab.sheet().row("tor-p0-s00-r1a", "etp6");
+  std::swap(a["z_device"], b["z_device"]);
+  std::swap(a["z_port"], b["z_port"]);
+  check_one(lab.run(1), "swapped", {a["cable_id"], b["cable_id"]});
+}
+
+TEST_CASE("verify/lab: a cable on the wrong aggregation switch") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("tor-p0-s00-r1a", "etp5");
+  a["z_device"] = "agg-p0-1-01";
+  a["z_port"] = "etp7";
+  check_one(lab.run(1), "wrong-device", {a["cable_id"]});
+}
+
+TEST_CASE("verify/lab: a missing cable") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& rows = lab.sheet().rows;
+  std::string id = lab.sheet().row("host-p0-s01-h002", "nic2p2")["cable_id"];
+  rows.erase(std::remove_if(rows.begin(), rows.end(), [&](Row& r) { return r["cable_id"] == id; }), rows.end());
+  check_one(lab.run(1), "missing", {id});
+}
+
+TEST_CASE("verify/lab: a dark cable") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("host-p0-s00-h003", "nic1p2");
+  a["fault"] = "down";
+  check_one(lab.run(1), "missing", {a["cable_id"]});
+}
+
+TEST_CASE("verify/lab: one direction dropped") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("host-p0-s00-h004", "nic2p1");
+  a["fault"] = "drop-a-z";
+  auto report = lab.run(1);
+  check_one(report, "unidirectional", {a["cable_id"]});
+  const auto& e = report["findings"][0]["evidence"][a["cable_id"]];
+  CHECK(e["a_to_z"]["received"] == 0);
+  CHECK(e["z_to_a"]["received"].get<int>() > 0);
+}
+
+TEST_CASE("verify/lab: both ports of a NIC on the same ToR") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("host-p0-s00-h000", "nic1p2");
+  a["z_device"] = "tor-p0-s00-r1a";
+  a["z_port"] = "etp9";
+  check_one(lab.run(1), "plane-violation", {a["cable_id"]});
+}
