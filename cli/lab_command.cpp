@@ -11,7 +11,12 @@
 
 #include "blueprint/store.h"
 #include "dataplane/lab.h"
+#include "dataplane/lab_verify.h"
 #include "dataplane/netlink_ops.h"
+#include "blueprint/fabric_index.h"
+#include "blueprint/text_table.h"
+#include <limits.h>
+#include <nlohmann/json.hpp>
 
 namespace hpn::cli {
 
@@ -112,6 +117,65 @@ int run_status(const std::string& format) {
   return kOk;
 }
 
+struct PingOptions {
+  std::string src, dst;
+  int sport = 49152;
+  int nic = 1;
+  std::string format = "text";
+};
+
+// `lab ping`: one probe, its hops translated back to the blueprint's names.
+int run_ping(const PingOptions& o) {
+  if (o.format != "text" && o.format != "json") return fail(kInputError, "--format must be text or json");
+  if (!need_root("ping")) return kEnvironmentError;
+  lab::NetlinkOps ops;
+  auto status = lab::lab_status(lab::kDefaultLabState, ops);
+  if (!status) return fail(kEnvironmentError, "lab ping: " + status.error().message);
+  if (!status->has_value()) return fail(kEnvironmentError, "no lab is up; run 'hpnctl lab up' first");
+  const lab::LabState& state = (**status).state;
+  auto store = BlueprintStore::open(state.blueprint);
+  if (!store) return fail(kInputError, store.error().message);
+  auto bp = store->load();
+  if (!bp) return fail(kInputError, bp.error().message);
+  char self[PATH_MAX] = {};
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return fail(kEnvironmentError, "cannot find this program's path");
+  std::string work = (std::filesystem::temp_directory_path() / fmt::format("hpnctl-ping-{}", getpid())).string();
+  auto seen = lab::lab_ping(*bp, state, lab::status_json(**status).dump(), std::string(self, static_cast<size_t>(n)),
+                            work, o.src, o.dst, o.nic, o.sport);
+  std::error_code ec;
+  std::filesystem::remove_all(work, ec);
+  if (!seen) return fail(kInputError, "lab ping: " + seen.error().message);
+  FabricIndex index(*bp);
+  auto port_name = [&](int device, int id) -> std::string {
+    int p = index.port_by_id(device, id);
+    return p < 0 ? "?" : index.port({device, p}).name;
+  };
+  nlohmann::ordered_json hops = nlohmann::ordered_json::array();
+  TextTable table({"hop", "device", "node_id", "in_port", "out_port", "in_id", "out_id"});
+  int k = 0;
+  for (const auto& h : seen->hops) {
+    int d = index.device_by_node_id(h.node_id);
+    std::string device = d < 0 ? "?" : bp->devices[d].name;
+    std::string in = d < 0 ? "?" : port_name(d, h.ingress_if), out = d < 0 ? "?" : port_name(d, h.egress_if);
+    hops.push_back({{"device", device}, {"node_id", h.node_id}, {"in_port", in}, {"out_port", out},
+                    {"ingress_if", h.ingress_if}, {"egress_if", h.egress_if}, {"hop_limit", h.hop_limit}});
+    table.add({std::to_string(++k), device, std::to_string(h.node_id), in, out, std::to_string(h.ingress_if),
+               std::to_string(h.egress_if)});
+  }
+  if (o.format == "json") {
+    nlohmann::ordered_json j{{"src", {{"device", seen->src_device}, {"port", seen->src_port}, {"udp_port", o.sport}}},
+                             {"dst", {{"device", seen->dst_device}, {"address", seen->dst_address}, {"port", seen->rx_port}}},
+                             {"hops", hops}};
+    std::cout << j.dump(2) << '\n';
+  } else {
+    std::cout << fmt::format("{}:{} -> {} {} (udp source port {}), arrived on {}\n", seen->src_device,
+                             seen->src_port, seen->dst_device, seen->dst_address, o.sport, seen->rx_port);
+    table.render(std::cout);
+  }
+  return kOk;
+}
+
 }  // namespace
 
 void add_lab_commands(CLI::App& app, int& exit_code) {
@@ -131,6 +195,17 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
   auto* status_cmd = lab->add_subcommand("status", "Devices, namespaces and ports of the lab");
   status_cmd->add_option("--format", *format, "text or json")->capture_default_str();
   status_cmd->callback([format, &exit_code] { exit_code = run_status(*format); });
+
+  auto ping = std::make_shared<PingOptions>();
+  auto* ping_cmd = lab->add_subcommand("ping", "Send one IOAM probe between two hosts and show its hops");
+  ping_cmd->add_option("src", ping->src, "Sending host")->required();
+  ping_cmd->add_option("dst", ping->dst, "Receiving host")->required();
+  ping_cmd->add_option("--sport", ping->sport, "UDP source port (picks the ECMP path)")->capture_default_str()
+      ->check(CLI::Range(1, 65535));
+  ping_cmd->add_option("--nic", ping->nic, "Back-end NIC (rail) to send from and to")->capture_default_str()
+      ->check(CLI::Range(1, 15));
+  ping_cmd->add_option("--format", ping->format, "text or json")->capture_default_str();
+  ping_cmd->callback([ping, &exit_code] { exit_code = run_ping(*ping); });
 }
 
 }  // namespace hpn::cli

@@ -232,4 +232,73 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
   return seen;
 }
 
+Result<probe::Observation> lab_ping(const Blueprint& bp, const LabState& lab, const std::string& status_json,
+                                    const std::string& hpnctl, const std::string& work_dir,
+                                    const std::string& src, const std::string& dst, int nic, int sport) {
+  const StateDevice* from = nullptr;
+  const StateDevice* to = nullptr;
+  for (const auto& d : lab.devices) {
+    if (d.name == src) from = &d;
+    if (d.name == dst) to = &d;
+  }
+  if (!from || from->role != "host") return Error{fmt::format("no host '{}' in the lab", src)};
+  if (!to || to->role != "host") return Error{fmt::format("no host '{}' in the lab", dst)};
+  std::string address;
+  for (const auto& i : bp.interfaces) {
+    if (bp.devices[i.device].name == dst && i.nic == nic && i.purpose == "host") address = i.ipv6;
+  }
+  if (address.empty()) return Error{fmt::format("{} has no back-end NIC {}", dst, nic)};
+  // The sender's first port of that NIC that is wired in the lab.
+  std::string port;
+  int host = -1;
+  for (size_t i = 0; i < bp.devices.size(); ++i) if (bp.devices[i].name == src) host = static_cast<int>(i);
+  for (const auto& p : bp.panels[bp.devices[host].panel].ports) {
+    if (p.nic != nic || !port.empty()) continue;
+    for (const auto& w : from->ports) if (w.port == p.name) port = p.name;
+  }
+  if (port.empty()) return Error{fmt::format("{} has no wired port on NIC {}", src, nic)};
+
+  fs::create_directories(work_dir);
+  const std::string ports_file = (fs::path(work_dir) / "lab-status.json").string();
+  std::ofstream(ports_file) << status_json;
+  const std::string seen_file = (fs::path(work_dir) / "ping-listener.jsonl").string();
+  const std::string sent_file = (fs::path(work_dir) / "ping-sender.jsonl").string();
+  const std::string ioam = std::to_string(lab.ioam_namespace);
+  NamespacedChild listener;
+  if (auto st = listener.start(to->netns, hpnctl, {"probe", "listen", "--duration", "30", "--ports-from", ports_file,
+                                                   "--device-name", dst, "--ioam-namespace", ioam, "-o", seen_file});
+      !st) {
+    return st.error();
+  }
+  if (!listener.wait_for("listening", std::chrono::seconds(10))) return Error{"the listener did not start"};
+  NamespacedChild sender;
+  if (auto st = sender.start(from->netns, hpnctl,
+                             {"probe", "send", "--from", port, "--to", dst + "=" + address, "--probes", "1",
+                              "--source-ports", fmt::format("{}-{}", sport, sport), "--timeout", "1000",
+                              "--retries", "1", "--device-name", src, "--ports-from", ports_file,
+                              "--ioam-namespace", ioam, "-o", sent_file},
+                             sent_file + ".log");
+      !st) {
+    return st.error();
+  }
+  int code = sender.wait();
+  listener.stop();
+  listener.wait();
+  if (code != 0) return Error{fmt::format("probe send exited with {}", code)};
+  auto sent = probe::read_observation_file(sent_file);
+  if (!sent) return sent.error();
+  for (const auto& o : sent.value()) {
+    if (o.direction == "forward" && o.received) return o;
+  }
+  // Lost on the way back, perhaps: what the receiver saw is the answer.
+  auto seen = probe::read_observation_file(seen_file);
+  if (seen && !seen->empty()) {
+    probe::Observation o = seen->front();
+    o.src_device = src;
+    o.src_port = port;
+    return o;
+  }
+  return Error{fmt::format("the probe from {}:{} to {} ({}) did not arrive", src, port, dst, address)};
+}
+
 }  // namespace hpn::lab

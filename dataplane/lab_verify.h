@@ -36,4 +36,11 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
                                                   const LabProbeOptions& options,
                                                   const ProbeProgress& progress = {});
 
+// `lab ping`: one probe from `src`'s port of NIC `nic` (its plane-1 port) to
+// `dst`'s NIC `nic`, from UDP source port `sport`, as the receiver captured
+// it: the forward observation, hops in path order.
+Result<probe::Observation> lab_ping(const Blueprint& bp, const LabState& lab, const std::string& status_json,
+                                    const std::string& hpnctl, const std::string& work_dir,
+                                    const std::string& src, const std::string& dst, int nic, int sport);
+
 }  // namespace hpn::lab

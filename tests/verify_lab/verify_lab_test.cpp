@@ -174,3 +174,33 @@ TEST_CASE("verify/lab: both ports of a NIC on the same ToR") {
   a["z_port"] = "etp9";
   check_one(lab.run(1), "plane-violation", {a["cable_id"]});
 }
+
+TEST_CASE("verify/lab: lab ping shows one probe's hops by the blueprint's names") {
+  if (!LabVerify::usable()) return;
+  TempDir dir;
+  REQUIRE(hpn::test::run_hpnctl("plan '" + hpn::test::source_path("examples/lab-pod.yaml").string() + "' -q -o plan",
+                                dir.path()).exit_code == 0);
+  auto up = hpn::test::run_hpnctl("lab up --blueprint plan", dir.path());
+  REQUIRE(up.exit_code == 0);
+  struct Down {
+    const TempDir& dir;
+    ~Down() { hpn::test::run_hpnctl("lab down", dir.path()); }
+  } down{dir};
+  std::set<std::string> aggs;
+  for (int sport : {50001, 50002, 50003, 50004, 50005, 50006}) {
+    auto ping = hpn::test::run_hpnctl(
+        "lab ping host-p0-s00-h000 host-p0-s01-h003 --format json --sport " + std::to_string(sport), dir.path());
+    INFO(ping.err);
+    REQUIRE(ping.exit_code == 0);
+    auto j = nlohmann::json::parse(ping.out);
+    REQUIRE(j["hops"].size() == 3);  // ToR, aggregation switch, ToR
+    CHECK(j["hops"][0]["device"] == "tor-p0-s00-r1a");
+    CHECK(j["hops"][0]["in_port"] == "etp1a");
+    CHECK(j["hops"][0]["ingress_if"] == 0x11);
+    CHECK(j["hops"][2]["device"] == "tor-p0-s01-r1a");
+    CHECK(j["hops"][2]["out_port"] == "etp2b");  // host h003 sits on sub-port b of cage 2
+    CHECK(j["dst"]["port"] == "nic1p1");
+    aggs.insert(j["hops"][1]["device"].get<std::string>());
+  }
+  CHECK(aggs.size() > 1);  // source ports spread over the aggregation switches
+}
