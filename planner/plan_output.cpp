@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "blueprint/csv.h"
+#include "blueprint/staged_dir.h"
 #include "blueprint/store.h"
 
 namespace hpn {
@@ -116,34 +117,15 @@ Status write_file(const fs::path& path, const std::function<void(std::ostream&)>
   return {};
 }
 
-// Leftovers of runs that were killed half-way: ".NAME.tmp-PID" whose process is gone.
-void remove_stale(const fs::path& parent, const std::string& prefix) {
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(parent, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + prefix.size()));
-    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
-  }
-}
+}  // namespace
+
+namespace {
+
+const OutputKind kPlan{"the plan", "an hpnctl plan", "blueprint.db"};
 
 }  // namespace
 
-Status check_plan_target(const std::string& dir_text) {
-  fs::path dir = fs::path(dir_text).lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();
-  if (dir.empty() || dir == "." || dir == ".." || dir.filename() == "..") {
-    return Error{fmt::format("{}: name the directory to write the plan into, not '.' or '..'", dir_text)};
-  }
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return {};
-  if (!fs::is_directory(dir, ec)) {
-    return Error{fmt::format("{}: exists and is not a directory; refusing to replace it", dir.string())};
-  }
-  if (fs::exists(dir / "blueprint.db", ec) || fs::is_empty(dir, ec)) return {};
-  return Error{fmt::format("{}: exists and is not an hpnctl plan (no blueprint.db); refusing to "
-                           "replace it", dir.string())};
-}
+Status check_plan_target(const std::string& dir) { return StagedDirectory::check_target(dir, kPlan); }
 
 namespace {
 
@@ -171,48 +153,21 @@ Status write_sheets(const Blueprint& bp, const PlanSummary& summary, const fs::p
   return {};
 }
 
-Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::string& dir_text,
+Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::string& dir,
                   const ProgressFn& progress) {
-  fs::path dir = fs::path(dir_text).lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();
-  if (auto st = check_plan_target(dir_text); !st) return st;
-  fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
-  std::error_code ec;
-  fs::create_directories(parent, ec);
-  if (ec) return Error{fmt::format("{}: cannot create: {}", parent.string(), ec.message())};
-  const std::string prefix = "." + dir.filename().string() + ".tmp-";
-  remove_stale(parent, prefix);
-  fs::path tmp = parent / (prefix + std::to_string(getpid()));
-  fs::remove_all(tmp, ec);
-  if (!fs::create_directory(tmp, ec)) {
-    return Error{fmt::format("{}: cannot create: {}", tmp.string(), ec ? ec.message() : "exists")};
-  }
-
-  auto abort = [&](const Error& e) -> Status {
-    std::error_code ignored;
-    fs::remove_all(tmp, ignored);
-    return e;
-  };
+  auto staged = StagedDirectory::begin(dir, kPlan);
+  if (!staged) return staged.error();
+  const fs::path& tmp = staged->path();
   std::function<void(const char*)> done = [&](const char* file) { if (progress) progress(file); };
-
   // The database and the sheets are independent: write them side by side.
   Status db_status;
   std::thread db_writer([&] { db_status = write_blueprint_db(bp, (tmp / "blueprint.db").string()); });
   Status sheets = write_sheets(bp, summary, tmp, done);
   db_writer.join();
-  if (!db_status) return abort(db_status.error());
+  if (!db_status) return db_status;
   done("blueprint.db");
-  if (!sheets) return abort(sheets.error());
-  if (fs::exists(dir, ec)) {
-    // Swap the new plan in with one atomic exchange, then drop the old one.
-    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
-      return abort(Error{fmt::format("{}: cannot replace: {}", dir.string(), std::strerror(errno))});
-    }
-    fs::remove_all(tmp, ec);
-  } else if (std::rename(tmp.c_str(), dir.c_str()) != 0) {
-    return abort(Error{fmt::format("{}: cannot create: {}", dir.string(), std::strerror(errno))});
-  }
-  return {};
+  if (!sheets) return sheets;
+  return staged->commit();
 }
 
 }  // namespace hpn

@@ -1,5 +1,7 @@
 #include "planner/profile_output.h"
 
+#include "blueprint/staged_dir.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <signal.h>
@@ -39,17 +41,6 @@ Status write_file(const fs::path& path, const std::string& content, int mode) {
   return {};
 }
 
-// Leftovers of runs killed half-way: ".NAME.tmp-PID" whose process is gone.
-void remove_stale(const fs::path& parent, const std::string& prefix) {
-  std::error_code ec;
-  for (const auto& entry : fs::directory_iterator(parent, ec)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) != 0) continue;
-    pid_t pid = static_cast<pid_t>(std::atol(name.c_str() + prefix.size()));
-    if (pid > 0 && kill(pid, 0) != 0 && errno == ESRCH) fs::remove_all(entry.path(), ec);
-  }
-}
-
 nlohmann::ordered_json index_json(const ProfileBuilder& b, const Blueprint& bp) {
   nlohmann::ordered_json j;
   j["format"] = kProfileSetFormat;
@@ -64,40 +55,20 @@ nlohmann::ordered_json index_json(const ProfileBuilder& b, const Blueprint& bp) 
 
 }  // namespace
 
-Status check_profile_target(const std::string& text) {
-  fs::path dir = normal(text);
-  if (dir.empty() || dir == "." || dir == ".." || dir.filename() == "..") {
-    return Error{fmt::format("{}: name the directory to write the profiles into, not '.' or '..'", text)};
-  }
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) return {};
-  if (!fs::is_directory(dir, ec)) {
-    return Error{fmt::format("{}: exists and is not a directory; refusing to replace it", dir.string())};
-  }
-  if (fs::exists(dir / "index.json", ec) || fs::is_empty(dir, ec)) return {};
-  return Error{fmt::format("{}: exists and is not an hpnctl profile set (no index.json); refusing to "
-                           "replace it", dir.string())};
-}
+namespace {
+
+const OutputKind kProfileSet{"the profiles", "an hpnctl profile set", "index.json"};
+
+}  // namespace
+
+Status check_profile_target(const std::string& text) { return StagedDirectory::check_target(text, kProfileSet); }
 
 Result<ProfileSetSummary> write_profiles(const ProfileBuilder& b, const std::string& text) {
-  if (auto st = check_profile_target(text); !st) return st.error();
-  fs::path dir = normal(text);
-  fs::path parent = dir.has_parent_path() ? dir.parent_path() : fs::path(".");
+  auto staged = StagedDirectory::begin(text, kProfileSet);
+  if (!staged) return staged.error();
+  const fs::path& tmp = staged->path();
   std::error_code ec;
-  fs::create_directories(parent, ec);
-  if (ec) return Error{fmt::format("{}: cannot create: {}", parent.string(), ec.message())};
-  const std::string prefix = "." + dir.filename().string() + ".tmp-";
-  remove_stale(parent, prefix);
-  fs::path tmp = parent / (prefix + std::to_string(getpid()));
-  fs::remove_all(tmp, ec);
-  if (!fs::create_directory(tmp, ec)) {
-    return Error{fmt::format("{}: cannot create: {}", tmp.string(), ec ? ec.message() : "exists")};
-  }
-  auto abort = [&](const Error& e) -> Result<ProfileSetSummary> {
-    std::error_code ignored;
-    fs::remove_all(tmp, ignored);
-    return e;
-  };
+  auto abort = [](const Error& e) -> Result<ProfileSetSummary> { return e; };  // staging removed on return
 
   ProfileSetSummary summary;
   const Blueprint& bp = b.blueprint();
@@ -124,15 +95,7 @@ Result<ProfileSetSummary> write_profiles(const ProfileBuilder& b, const std::str
   }
   ++summary.files;
 
-  if (fs::exists(dir, ec)) {
-    // Swap the new set in with one atomic exchange, then drop the old one.
-    if (renameat2(AT_FDCWD, tmp.c_str(), AT_FDCWD, dir.c_str(), RENAME_EXCHANGE) != 0) {
-      return abort(Error{fmt::format("{}: cannot replace: {}", dir.string(), std::strerror(errno))});
-    }
-    fs::remove_all(tmp, ec);
-  } else if (std::rename(tmp.c_str(), dir.c_str()) != 0) {
-    return abort(Error{fmt::format("{}: cannot create: {}", dir.string(), std::strerror(errno))});
-  }
+  if (auto st = staged->commit(); !st) return st.error();
   return summary;
 }
 
