@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "planner/plan_output.h"
 #include "planner/spec_loader.h"
 #include "probe/observation.h"
+#include "probe/probe_plan.h"
 #include "validator/diff.h"
 #include "validator/report.h"
 
@@ -173,6 +175,7 @@ struct VerifyOptions {
   std::optional<std::string> wiring;
   std::string scope;
   std::optional<std::string> keep;
+  std::optional<std::string> paths_out;
 };
 
 constexpr int kFindings = 1;
@@ -202,6 +205,12 @@ int run_verify(const VerifyOptions& o) {
   options.min_probes = o.min_probes;
   auto report = hpn::validator::diff(fabric, hpn::validator::collect_witnesses(fabric, all), options);
   hpn::validator::render_report(report, fabric, format, std::cout);
+  if (o.paths_out) {
+    // Per sender port and destination, the source ports whose paths are disjoint (HPN §5).
+    std::ofstream out(*o.paths_out);
+    out << hpn::probe::to_json(hpn::probe::learn_disjoint_paths(bp.value(), all));
+    if (!out) return fail(fmt::format("{}: cannot write the disjoint paths", *o.paths_out));
+  }
   return report.clean() ? kOk : kFindings;
 }
 
@@ -255,6 +264,8 @@ int main(int argc, char** argv) {
   verify_cmd->add_option("--wiring", verify.wiring, "With --lab: the wiring file the lab is built from");
   verify_cmd->add_option("--scope", verify.scope, "With --lab: pod=N, segment=N, rack=NAME or devices=A,B,...");
   verify_cmd->add_option("--keep-observations", verify.keep, "With --lab: also write the observations here");
+  verify_cmd->add_option("--paths-out", verify.paths_out,
+                         "Write per destination the source ports whose traced paths are disjoint");
   verify_cmd->add_option("--blueprint", verify.blueprint, "Plan directory")->capture_default_str();
   verify_cmd->add_option("--format", verify.format, "table, json or csv")->capture_default_str();
   verify_cmd->add_option("--min-probes", verify.min_probes,

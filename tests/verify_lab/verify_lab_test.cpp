@@ -204,3 +204,56 @@ TEST_CASE("verify/lab: lab ping shows one probe's hops by the blueprint's names"
   }
   CHECK(aggs.size() > 1);  // source ports spread over the aggregation switches
 }
+
+TEST_CASE("verify/lab: the learned disjoint source ports take disjoint paths through the lab") {
+  if (!LabVerify::usable()) return;
+  TempDir dir;
+  REQUIRE(hpn::test::run_hpnctl("plan '" + hpn::test::source_path("examples/lab-pod.yaml").string() + "' -q -o plan",
+                                dir.path()).exit_code == 0);
+  auto verify = hpn::test::run_hpnctl("verify --lab --blueprint plan --paths-out paths.json", dir.path());
+  REQUIRE(verify.exit_code == 0);
+  auto paths = nlohmann::json::parse(hpn::test::read_file(dir / "paths.json"));
+  REQUIRE(paths["format"] == "hpnctl-disjoint-paths");
+  // Bond addresses by (host, NIC), to keep the entries lab ping can repeat:
+  // sent from port 1 of a NIC to the same NIC of the destination.
+  std::map<std::pair<std::string, std::string>, std::string> bonds;
+  {
+    std::istringstream in(hpn::test::read_file(dir / "plan" / "interfaces.csv"));
+    std::string line;
+    std::vector<std::string> f;
+    while (std::getline(in, line)) {
+      if (hpn::parse_csv_line(line, f) && f.size() >= 7) bonds[{f[0], f[1]}] = f[6];
+    }
+  }
+  auto up = hpn::test::run_hpnctl("lab up --blueprint plan", dir.path());
+  REQUIRE(up.exit_code == 0);
+  struct Down {
+    const TempDir& dir;
+    ~Down() { hpn::test::run_hpnctl("lab down", dir.path()); }
+  } down{dir};
+  int checked = 0;
+  for (const auto& e : paths["paths"]) {
+    std::string port = e["src_port"];
+    // "nicNp1": port 1 of NIC N, the one lab ping sends from.
+    if (port.size() != 6 || port.back() != '1' || e["source_ports"].size() < 2) continue;
+    std::string nic(1, port[3]);
+    if (bonds[{e["dst_device"].get<std::string>(), "bond" + nic}] != e["dst_address"]) continue;
+    std::set<std::pair<std::string, std::string>> used;  // (switch, egress port) of switch-to-switch hops
+    for (const auto& sport : e["source_ports"]) {
+      auto ping = hpn::test::run_hpnctl("lab ping " + e["src_device"].get<std::string>() + " " +
+                                            e["dst_device"].get<std::string>() + " --nic " + nic +
+                                            " --format json --sport " + std::to_string(sport.get<int>()),
+                                        dir.path());
+      REQUIRE(ping.exit_code == 0);
+      auto hops = nlohmann::json::parse(ping.out)["hops"];
+      for (size_t i = 0; i + 1 < hops.size(); ++i) {
+        INFO(e.dump() << " sport " << sport);
+        std::pair<std::string, std::string> hop{hops[i]["device"].get<std::string>(),
+                                                hops[i]["out_port"].get<std::string>()};
+        CHECK(used.insert(hop).second);
+      }
+    }
+    if (++checked == 4) break;
+  }
+  CHECK(checked > 0);
+}
