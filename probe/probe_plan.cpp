@@ -241,7 +241,10 @@ DisjointPaths learn_disjoint_paths(const Blueprint& bp, const std::vector<Observ
   DisjointPaths out;
   for (const auto& [key, by_port] : paths) {
     const auto& [src, port, dst, address] = key;
-    DisjointPaths::Entry e{src, port, dst, address, {}};
+    DisjointPaths::Entry e{src, port, dst, address, "", {}};
+    int host = f.device_by_name(src);
+    int index = f.port_by_name(host, port);
+    if (index >= 0) e.bond = fmt::format("bond{}", f.port({host, index}).nic);
     std::set<int> used;
     for (const auto& [source_port, links] : by_port) {
       bool disjoint = std::none_of(links.begin(), links.end(), [&](int l) { return used.count(l); });
@@ -255,13 +258,26 @@ DisjointPaths learn_disjoint_paths(const Blueprint& bp, const std::vector<Observ
 }
 
 std::string to_json(const DisjointPaths& paths) {
-  nlohmann::ordered_json j;
-  j["format"] = "hpnctl-disjoint-paths";
-  j["version"] = 1;
-  auto& list = j["paths"] = nlohmann::ordered_json::array();
+  using json = nlohmann::ordered_json;
+  std::map<std::string, std::map<std::pair<std::string, std::string>, std::pair<std::set<int>, json>>> hosts;
   for (const auto& e : paths.entries) {
-    list.push_back({{"src_device", e.src_device}, {"src_port", e.src_port}, {"dst_device", e.dst_device},
-                    {"dst_address", e.dst_address}, {"source_ports", e.source_ports}});
+    if (e.bond.empty()) continue;
+    auto& [ports, measured] = hosts[e.src_device][{e.bond, e.dst_device}];
+    ports.insert(e.source_ports.begin(), e.source_ports.end());
+    if (measured.is_null()) measured = json::array();
+    measured.push_back({{"src_port", e.src_port}, {"dst_address", e.dst_address}, {"source_ports", e.source_ports}});
+  }
+  json j;
+  j["format"] = "hpnctl-paths";
+  j["version"] = 1;
+  auto& out = j["hosts"] = json::object();
+  for (const auto& [host, entries] : hosts) {
+    auto& list = out[host] = json::array();
+    for (const auto& [key, value] : entries) {
+      list.push_back({{"bond", key.first}, {"destination", key.second},
+                      {"udp_source_ports", std::vector<int>(value.first.begin(), value.first.end())},
+                      {"measured", value.second}});
+    }
   }
   return j.dump(2) + "\n";
 }

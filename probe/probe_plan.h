@@ -71,11 +71,16 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
 struct DisjointPaths {
   struct Entry {
     std::string src_device, src_port, dst_device, dst_address;
+    std::string bond;  // the bond of src_port's NIC
     std::vector<int> source_ports;
   };
   std::vector<Entry> entries;
 };
 DisjointPaths learn_disjoint_paths(const Blueprint& bp, const std::vector<Observation>& seen);
+// The file `hpnctl profile --paths` reads (planner/profile_paths.h): per host,
+// bond and destination host the union of its ports' disjoint source ports
+// (the two ports of a bond are in different planes, whose paths never
+// meet), with what each port measured kept beside it.
 std::string to_json(const DisjointPaths& paths);
 
 }  // namespace hpn::probe

@@ -153,5 +153,5 @@ TEST_CASE("probe/plan: learned source-port sets take paths that share no switch-
     CHECK(e.source_ports.size() <= 4);  // a lab ToR has 4 uplinks
   }
   CHECK(multi > 0);
-  CHECK(probe::to_json(paths).find("\"format\": \"hpnctl-disjoint-paths\"") != std::string::npos);
+  CHECK(probe::to_json(paths).find("\"format\": \"hpnctl-paths\"") != std::string::npos);
 }

@@ -213,7 +213,12 @@ TEST_CASE("verify/lab: the learned disjoint source ports take disjoint paths thr
   auto verify = hpn::test::run_hpnctl("verify --lab --blueprint plan --paths-out paths.json", dir.path());
   REQUIRE(verify.exit_code == 0);
   auto paths = nlohmann::json::parse(hpn::test::read_file(dir / "paths.json"));
-  REQUIRE(paths["format"] == "hpnctl-disjoint-paths");
+  REQUIRE(paths["format"] == "hpnctl-paths");
+  // The file is what host profiles read.
+  auto profile = hpn::test::run_hpnctl("profile host-p0-s00-h000 --blueprint plan --paths paths.json --format json",
+                                       dir.path());
+  INFO(profile.err);
+  CHECK(profile.exit_code == 0);
   // Bond addresses by (host, NIC), to keep the entries lab ping can repeat:
   // sent from port 1 of a NIC to the same NIC of the destination.
   std::map<std::pair<std::string, std::string>, std::string> bonds;
@@ -232,7 +237,17 @@ TEST_CASE("verify/lab: the learned disjoint source ports take disjoint paths thr
     ~Down() { hpn::test::run_hpnctl("lab down", dir.path()); }
   } down{dir};
   int checked = 0;
-  for (const auto& e : paths["paths"]) {
+  std::vector<nlohmann::json> measured;
+  for (const auto& [host, entries] : paths["hosts"].items()) {
+    for (const auto& entry : entries) {
+      for (auto m : entry["measured"]) {
+        m["src_device"] = host;
+        m["dst_device"] = entry["destination"];
+        measured.push_back(m);
+      }
+    }
+  }
+  for (const auto& e : measured) {
     std::string port = e["src_port"];
     // "nicNp1": port 1 of NIC N, the one lab ping sends from.
     if (port.size() != 6 || port.back() != '1' || e["source_ports"].size() < 2) continue;
