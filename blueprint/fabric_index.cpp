@@ -24,10 +24,12 @@ FabricIndex::FabricIndex(const Blueprint& bp) : bp_(bp) {
   }
   first_slot_[bp.devices.size()] = slots;
   slots_.assign(slots, CableEnd{});
+  ends_.resize(bp.cables.size());
   for (size_t c = 0; c < bp.cables.size(); ++c) {
     const Cable& cable = bp.cables[c];
     int a = port_by_name(cable.a_device, cable.a_port);
     int z = port_by_name(cable.z_device, cable.z_port);
+    ends_[c] = {PortRef{cable.a_device, a}, PortRef{cable.z_device, z}};
     if (a >= 0) slots_[first_slot_[cable.a_device] + a] = {static_cast<int>(c), 0};
     if (z >= 0) slots_[first_slot_[cable.z_device] + z] = {static_cast<int>(c), 1};
   }
@@ -67,11 +69,7 @@ CableEnd FabricIndex::cable_at(PortRef p) const {
   return slots_[first_slot_[p.device] + p.port];
 }
 
-PortRef FabricIndex::end_of(int cable, int end) const {
-  const Cable& c = bp_.cables[cable];
-  int device = end == 0 ? c.a_device : c.z_device;
-  return {device, port_by_name(device, end == 0 ? c.a_port : c.z_port)};
-}
+PortRef FabricIndex::end_of(int cable, int end) const { return ends_[cable][end]; }
 
 PortRef FabricIndex::far_end(PortRef p) const {
   CableEnd e = cable_at(p);

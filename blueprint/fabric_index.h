@@ -2,6 +2,7 @@
 // device, telemetry port ID to port, and each port's planned cable.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -51,6 +52,7 @@ class FabricIndex {
   std::vector<std::unordered_map<int, int>> port_ids_;            // by panel
   std::vector<size_t> first_slot_;                                // by device
   std::vector<CableEnd> slots_;                                   // by (device, port)
+  std::vector<std::array<PortRef, 2>> ends_;                      // by cable: its a- and z-end
   std::unordered_map<std::string, std::pair<int, int>> addresses_;  // address -> device, nic
 };
 
