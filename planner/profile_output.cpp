@@ -22,12 +22,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-fs::path normal(const std::string& text) {
-  fs::path dir = fs::path(text).lexically_normal();
-  if (dir.filename().empty()) dir = dir.parent_path();
-  return dir;
-}
-
 Status write_file(const fs::path& path, const std::string& content, int mode) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) return Error{fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno))};

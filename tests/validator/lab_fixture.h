@@ -64,8 +64,11 @@ struct LabFixture {
           if (devices[d].role != Role::host || devices[d].segment == devices[h].segment) continue;
           for (int nic = 1; nic <= 2; ++nic) {
             for (int sport : {49152, 49153}) {
+              // Source ports step with the probe number (argument order is unsequenced).
+              const int source_port = sport + static_cast<int>(id % 4000);
+              ++id;
               auto obs = model.probe(static_cast<int>(h), static_cast<int>(p), static_cast<int>(d), nic,
-                                     sport + static_cast<int>(id % 4000), ++id);
+                                     source_port, id);
               out.insert(out.end(), obs.begin(), obs.end());
             }
           }
