@@ -207,19 +207,7 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
       seen.insert(seen.end(), obs->begin(), obs->end());
     }
     // Ask for more where coverage falls short; the plan keeps every port sent.
-    auto more = probe::next_round(bp, plan, seen, o.plan);
-    round.clear();
-    for (auto& t : more) {
-      auto it = std::find_if(plan.begin(), plan.end(), [&](const probe::ProbeTarget& p) {
-        return p.src_host == t.src_host && p.src_port == t.src_port && p.dst_host == t.dst_host &&
-               p.dst_nic == t.dst_nic;
-      });
-      size_t before = it == plan.end() ? 0 : it->source_ports.size();
-      probe::ProbeTarget delta = t;
-      delta.source_ports.erase(delta.source_ports.begin(), delta.source_ports.begin() + static_cast<long>(before));
-      if (!delta.source_ports.empty()) round.push_back(delta);
-      if (it != plan.end()) *it = t;
-    }
+    round = probe::merge_round(plan, probe::next_round(bp, plan, seen, o.plan));
   }
   for (auto& l : listeners) l->stop();
   for (auto& l : listeners) l->wait();

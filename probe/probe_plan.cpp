@@ -219,6 +219,22 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
   return more;
 }
 
+std::vector<ProbeTarget> merge_round(std::vector<ProbeTarget>& plan, const std::vector<ProbeTarget>& more) {
+  std::vector<ProbeTarget> fresh;
+  for (const auto& t : more) {
+    auto it = std::find_if(plan.begin(), plan.end(), [&](const ProbeTarget& p) {
+      return p.src_host == t.src_host && p.src_port == t.src_port && p.dst_host == t.dst_host &&
+             p.dst_nic == t.dst_nic;
+    });
+    size_t sent = it == plan.end() ? 0 : std::min(it->source_ports.size(), t.source_ports.size());
+    ProbeTarget delta = t;
+    delta.source_ports.erase(delta.source_ports.begin(), delta.source_ports.begin() + static_cast<long>(sent));
+    if (it == plan.end()) plan.push_back(t); else *it = t;
+    if (!delta.source_ports.empty()) fresh.push_back(std::move(delta));
+  }
+  return fresh;
+}
+
 DisjointPaths learn_disjoint_paths(const Blueprint& bp, const std::vector<Observation>& seen) {
   FabricIndex f(bp);
   // (sender, its port, destination) -> source port -> the switch-to-switch cables its path used.

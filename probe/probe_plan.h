@@ -65,6 +65,10 @@ std::vector<ProbeTarget> initial_plan(const Blueprint& bp, const std::vector<int
 std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
                                     const std::vector<Observation>& seen, const PlanOptions& options = {});
 
+// Folds a round from next_round() into `plan` and returns what is new in
+// it: the targets with only the source ports not sent yet.
+std::vector<ProbeTarget> merge_round(std::vector<ProbeTarget>& plan, const std::vector<ProbeTarget>& more);
+
 // Per source port and destination, source ports whose traced paths share no
 // switch-to-switch link (HPN §5, RePaC): the collective library opens one
 // connection per port and spreads over disjoint paths.

@@ -35,16 +35,7 @@ std::vector<probe::Observation> adaptive(const LabFixture& lab, const std::vecto
     if (more.empty()) break;
     ++*rounds;
     // Only the new source ports are sent; the plan remembers them all.
-    std::vector<probe::ProbeTarget> delta = more;
-    for (size_t i = 0; i < delta.size(); ++i) {
-      auto& t = delta[i];
-      auto old = std::find_if(plan.begin(), plan.end(), [&](const probe::ProbeTarget& p) {
-        return p.src_host == t.src_host && p.src_port == t.src_port && p.dst_host == t.dst_host && p.dst_nic == t.dst_nic;
-      });
-      size_t before = old == plan.end() ? 0 : old->source_ports.size();
-      t.source_ports.erase(t.source_ports.begin(), t.source_ports.begin() + static_cast<long>(before));
-      if (old != plan.end()) *old = more[i];
-    }
+    auto delta = probe::merge_round(plan, more);
     auto extra = run(lab, delta);
     seen.insert(seen.end(), extra.begin(), extra.end());
     REQUIRE(*rounds < 40);
@@ -154,4 +145,17 @@ TEST_CASE("probe/plan: learned source-port sets take paths that share no switch-
   }
   CHECK(multi > 0);
   CHECK(probe::to_json(paths).find("\"format\": \"hpnctl-paths\"") != std::string::npos);
+}
+
+TEST_CASE("probe/plan: merge_round keeps every port in the plan and hands back only the new ones") {
+  std::vector<probe::ProbeTarget> plan{{1, "nic1p1", 2, 1, "fd00::2", {100, 101, 102}}};
+  std::vector<probe::ProbeTarget> more{{1, "nic1p1", 2, 1, "fd00::2", {100, 101, 102, 103, 104}},
+                                       {1, "nic1p2", 2, 1, "fd00::2", {200}}};
+  auto fresh = probe::merge_round(plan, more);
+  REQUIRE(fresh.size() == 2);
+  CHECK(fresh[0].source_ports == std::vector<int>{103, 104});
+  CHECK(fresh[1].source_ports == std::vector<int>{200});
+  REQUIRE(plan.size() == 2);
+  CHECK(plan[0].source_ports.size() == 5);
+  CHECK(probe::merge_round(plan, more).empty());  // nothing new the second time
 }

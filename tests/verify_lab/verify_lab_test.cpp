@@ -61,6 +61,20 @@ class LabVerify {
   }
 
   Sheet& sheet() { return sheet_; }
+  const TempDir& dir() const { return dir_; }
+  hpn::test::RunResult hpnctl(const std::string& args) const { return hpn::test::run_hpnctl(args, dir_.path()); }
+
+  // The plan's lab, up for the guard's lifetime.
+  class Up {
+   public:
+    explicit Up(const LabVerify& lab) : lab_(lab) { REQUIRE(lab.hpnctl("lab up --blueprint plan").exit_code == 0); }
+    ~Up() { lab_.hpnctl("lab down"); }
+    Up(const Up&) = delete;
+    Up& operator=(const Up&) = delete;
+
+   private:
+    const LabVerify& lab_;
+  };
 
   // Runs verify --lab on the sheet as it now is; the JSON report.
   nlohmann::json run(int expect_exit) {
@@ -177,19 +191,12 @@ TEST_CASE("verify/lab: both ports of a NIC on the same ToR") {
 
 TEST_CASE("verify/lab: lab ping shows one probe's hops by the blueprint's names") {
   if (!LabVerify::usable()) return;
-  TempDir dir;
-  REQUIRE(hpn::test::run_hpnctl("plan '" + hpn::test::source_path("examples/lab-pod.yaml").string() + "' -q -o plan",
-                                dir.path()).exit_code == 0);
-  auto up = hpn::test::run_hpnctl("lab up --blueprint plan", dir.path());
-  REQUIRE(up.exit_code == 0);
-  struct Down {
-    const TempDir& dir;
-    ~Down() { hpn::test::run_hpnctl("lab down", dir.path()); }
-  } down{dir};
+  LabVerify lab;
+  LabVerify::Up up(lab);
   std::set<std::string> aggs;
   for (int sport : {50001, 50002, 50003, 50004, 50005, 50006}) {
-    auto ping = hpn::test::run_hpnctl(
-        "lab ping host-p0-s00-h000 host-p0-s01-h003 --format json --sport " + std::to_string(sport), dir.path());
+    auto ping = lab.hpnctl(
+        "lab ping host-p0-s00-h000 host-p0-s01-h003 --format json --sport " + std::to_string(sport));
     INFO(ping.err);
     REQUIRE(ping.exit_code == 0);
     auto j = nlohmann::json::parse(ping.out);
@@ -207,35 +214,27 @@ TEST_CASE("verify/lab: lab ping shows one probe's hops by the blueprint's names"
 
 TEST_CASE("verify/lab: the learned disjoint source ports take disjoint paths through the lab") {
   if (!LabVerify::usable()) return;
-  TempDir dir;
-  REQUIRE(hpn::test::run_hpnctl("plan '" + hpn::test::source_path("examples/lab-pod.yaml").string() + "' -q -o plan",
-                                dir.path()).exit_code == 0);
-  auto verify = hpn::test::run_hpnctl("verify --lab --blueprint plan --paths-out paths.json", dir.path());
+  LabVerify lab;
+  auto verify = lab.hpnctl("verify --lab --blueprint plan --paths-out paths.json");
   REQUIRE(verify.exit_code == 0);
-  auto paths = nlohmann::json::parse(hpn::test::read_file(dir / "paths.json"));
+  auto paths = nlohmann::json::parse(hpn::test::read_file(lab.dir() / "paths.json"));
   REQUIRE(paths["format"] == "hpnctl-paths");
   // The file is what host profiles read.
-  auto profile = hpn::test::run_hpnctl("profile host-p0-s00-h000 --blueprint plan --paths paths.json --format json",
-                                       dir.path());
+  auto profile = lab.hpnctl("profile host-p0-s00-h000 --blueprint plan --paths paths.json --format json");
   INFO(profile.err);
   CHECK(profile.exit_code == 0);
   // Bond addresses by (host, NIC), to keep the entries lab ping can repeat:
   // sent from port 1 of a NIC to the same NIC of the destination.
   std::map<std::pair<std::string, std::string>, std::string> bonds;
   {
-    std::istringstream in(hpn::test::read_file(dir / "plan" / "interfaces.csv"));
+    std::istringstream in(hpn::test::read_file(lab.dir() / "plan" / "interfaces.csv"));
     std::string line;
     std::vector<std::string> f;
     while (std::getline(in, line)) {
       if (hpn::parse_csv_line(line, f) && f.size() >= 7) bonds[{f[0], f[1]}] = f[6];
     }
   }
-  auto up = hpn::test::run_hpnctl("lab up --blueprint plan", dir.path());
-  REQUIRE(up.exit_code == 0);
-  struct Down {
-    const TempDir& dir;
-    ~Down() { hpn::test::run_hpnctl("lab down", dir.path()); }
-  } down{dir};
+  LabVerify::Up up(lab);
   int checked = 0;
   std::vector<nlohmann::json> measured;
   for (const auto& [host, entries] : paths["hosts"].items()) {
@@ -255,10 +254,9 @@ TEST_CASE("verify/lab: the learned disjoint source ports take disjoint paths thr
     if (bonds[{e["dst_device"].get<std::string>(), "bond" + nic}] != e["dst_address"]) continue;
     std::set<std::pair<std::string, std::string>> used;  // (switch, egress port) of switch-to-switch hops
     for (const auto& sport : e["source_ports"]) {
-      auto ping = hpn::test::run_hpnctl("lab ping " + e["src_device"].get<std::string>() + " " +
+      auto ping = lab.hpnctl("lab ping " + e["src_device"].get<std::string>() + " " +
                                             e["dst_device"].get<std::string>() + " --nic " + nic +
-                                            " --format json --sport " + std::to_string(sport.get<int>()),
-                                        dir.path());
+                                            " --format json --sport " + std::to_string(sport.get<int>()));
       REQUIRE(ping.exit_code == 0);
       auto hops = nlohmann::json::parse(ping.out)["hops"];
       for (size_t i = 0; i + 1 < hops.size(); ++i) {
