@@ -1,5 +1,7 @@
 #include "cli/lab_command.h"
 
+#include "cli/exit.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -21,22 +23,6 @@
 namespace hpn::cli {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kInputError = 2;
-constexpr int kEnvironmentError = 3;
-
-int fail(int code, const std::string& message) {
-  std::cerr << "hpnctl: " << message;
-  if (message.empty() || message.back() != '\n') std::cerr << '\n';
-  return code;
-}
-
-// Messages that already start with their `file:line:` location.
-int fail_located(int code, const std::string& message) {
-  std::cerr << message << '\n';
-  return code;
-}
 
 bool need_root(const char* command) {
   if (geteuid() == 0) return true;

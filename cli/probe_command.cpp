@@ -1,5 +1,7 @@
 #include "cli/probe_command.h"
 
+#include "cli/exit.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -18,15 +20,6 @@
 namespace hpn::cli {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kInputError = 2;
-constexpr int kEnvironmentError = 3;
-
-int fail(int code, const std::string& message) {
-  std::cerr << "hpnctl: " << message << '\n';
-  return code;
-}
 
 // Set by SIGINT/SIGTERM; the run loops poll it. Installed without SA_RESTART
 // so a wait in ppoll() returns at once.

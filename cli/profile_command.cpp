@@ -1,5 +1,7 @@
 #include "cli/profile_command.h"
 
+#include "cli/exit.h"
+
 #include <fmt/format.h>
 
 #include <iostream>
@@ -18,10 +20,6 @@
 namespace hpn::cli {
 
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kInputError = 2;
-constexpr int kEnvironmentError = 3;
 
 struct ProfileArgs {
   std::string host;

@@ -1,0 +1,112 @@
+#include "cli/query_command.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/exit.h"
+
+#include "blueprint/render.h"
+#include "blueprint/store.h"
+
+namespace hpn::cli {
+
+namespace {
+
+struct QueryOptions {
+  std::string blueprint = "hpn-plan";
+  std::string format = "table";
+};
+
+struct DeviceOptions : QueryOptions {
+  hpn::DeviceFilter filter;
+  std::string role, state;
+  int pod = -1, segment = -1, plane = -1, rail = -1;
+};
+
+int run_devices(DeviceOptions o) {
+  hpn::OutputFormat format;
+  if (!hpn::parse_format(o.format, format)) return fail(kInputError, "--format must be table, json or csv");
+  hpn::Role role;
+  if (!o.role.empty() && !hpn::parse_role(o.role, role)) {
+    return fail(kInputError, fmt::format("--role '{}': one of host, tor, agg, core, frontend", o.role));
+  }
+  if (!o.state.empty() && o.state != "active" && o.state != "backup") {
+    return fail(kInputError, fmt::format("--state '{}': active or backup", o.state));
+  }
+  if (!o.role.empty()) o.filter.role = o.role;
+  if (!o.state.empty()) o.filter.state = o.state;
+  if (o.pod >= 0) o.filter.pod = o.pod;
+  if (o.segment >= 0) o.filter.segment = o.segment;
+  if (o.plane >= 0) o.filter.plane = o.plane;
+  if (o.rail >= 0) o.filter.rail = o.rail;
+  auto store = hpn::BlueprintStore::open(o.blueprint);
+  if (!store) return fail(kInputError, store.error().message);
+  auto rows = store->devices(o.filter);
+  if (!rows) return fail(kInputError, rows.error().message);
+  hpn::render_devices(rows.value(), format, std::cout);
+  return kOk;
+}
+
+int run_cable(const std::string& target, const QueryOptions& o) {
+  hpn::OutputFormat format;
+  if (!hpn::parse_format(o.format, format)) return fail(kInputError, "--format must be table, json or csv");
+  auto store = hpn::BlueprintStore::open(o.blueprint);
+  if (!store) return fail(kInputError, store.error().message);
+  std::string device = target;
+  std::optional<std::string> port;
+  if (auto colon = target.find(':'); colon != std::string::npos) {
+    device = target.substr(0, colon);
+    port = target.substr(colon + 1);
+  }
+  auto found = store->device(device);
+  if (!found) return fail(kInputError, found.error().message);
+  if (!found.value()) {
+    return fail(kInputError, fmt::format("no device '{}' in {}", device, store->path()));
+  }
+  if (port) {
+    auto has = store->has_port(device, *port);
+    if (!has) return fail(kInputError, has.error().message);
+    if (!has.value()) return fail(kInputError, fmt::format("device '{}' has no port '{}'", device, *port));
+  }
+  auto rows = store->cables_of(device, port);
+  if (!rows) return fail(kInputError, rows.error().message);
+  if (rows->empty() && format == hpn::OutputFormat::table) {
+    std::cout << fmt::format("{}{} has no cable\n", device, port ? ":" + *port : "");
+    return kOk;
+  }
+  hpn::render_cables(device, rows.value(), format, std::cout);
+  return kOk;
+}
+
+}  // namespace
+
+void add_query_commands(CLI::App& app, int& exit_code) {
+  auto dev = std::make_shared<DeviceOptions>();
+  auto* dev_cmd = app.add_subcommand("devices", "List devices of a plan, filtered");
+  dev_cmd->add_option("--blueprint", dev->blueprint, "Plan directory")->capture_default_str();
+  dev_cmd->add_option("--role", dev->role, "host, tor, agg, core or frontend");
+  dev_cmd->add_option("--state", dev->state, "active or backup");
+  dev_cmd->add_option("--pod", dev->pod, "Pod (0-based)");
+  dev_cmd->add_option("--segment", dev->segment, "Segment within the pod (0-based)");
+  dev_cmd->add_option("--plane", dev->plane, "Plane (1 or 2)");
+  dev_cmd->add_option("--rail", dev->rail, "Rail (1-based, = back-end NIC)");
+  dev_cmd->add_option("--format", dev->format, "table, json or csv")->capture_default_str();
+
+  auto cable = std::make_shared<QueryOptions>();
+  auto cable_target = std::make_shared<std::string>();
+  auto* cable_cmd = app.add_subcommand("cable", "Show the cables of a device or port and their far ends");
+  cable_cmd->add_option("target", *cable_target, "DEVICE or DEVICE:PORT")->required();
+  cable_cmd->add_option("--blueprint", cable->blueprint, "Plan directory")->capture_default_str();
+  cable_cmd->add_option("--format", cable->format, "table, json or csv")->capture_default_str();
+
+  dev_cmd->callback([dev, &exit_code] { exit_code = run_devices(*dev); });
+  cable_cmd->callback([cable, cable_target, &exit_code] { exit_code = run_cable(*cable_target, *cable); });
+}
+
+}  // namespace hpn::cli
