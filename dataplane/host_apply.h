@@ -1,0 +1,110 @@
+// `hpnctl host apply`: from a host profile and the host's current state, the
+// list of changes that brings the state to the profile (a pure function),
+// then those changes applied one by one through HostOps, undone in reverse
+// order when one fails.
+//
+// Order of the steps (each only where the state differs from the profile):
+//   1. sysctls that name no bond or member (fib_multipath_hash_policy ...)
+//   2. per bond: create it (mode, hash policy, ARP or MII monitor, MAC, MTU),
+//      take each member down and enslave it
+//   3. MAC and MTU of links that exist already (with --no-bond: the members)
+//   4. the per-interface sysctls of the bonds (with --no-bond: of the members)
+//   5. addresses          6. links up       7. policy rules (from ADDR table T)
+//   8. routes, with every next hop          9. pinned (permanent) neighbours
+// Nothing is ever removed that the profile does not name.
+//
+// --no-bond (a kernel without bonding): no bond is created; every member
+// port takes the bond's MAC and MTU and its per-interface sysctls (as an
+// enslaved port would) and carries the bond's IPv4 and IPv6 addresses
+// without their on-link prefix route (IFA_F_NOPREFIXROUTE, as the lab's
+// hosts do): the two gateways sit in one prefix behind two ports, so every
+// destination, the bond's own subnet included, is reached by the table
+// routes, each next hop leaving by the member whose gateway it is (onlink).
+// A gateway's pinned neighbour entry goes on its member.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "blueprint/result.h"
+#include "dataplane/host_profile.h"
+#include "dataplane/host_state.h"
+
+namespace hpn::host {
+
+enum class ChangeKind { sysctl, create_bond, link_down, enslave, set_mac, set_mtu, add_address, link_up, add_rule, set_route, set_neighbour };
+const char* to_string(ChangeKind kind);  // "sysctl", "bond", "down", "master", "mac", "mtu", "addr", "up", "rule", "route", "neigh"
+
+// One step. Carries what it needs both to be made and to be undone.
+struct Change {
+  ChangeKind kind = ChangeKind::sysctl;
+  char op = '+';            // '+' something new, '~' something changed
+  std::string target;       // the interface, or the sysctl key
+  std::string value;        // sysctl value, MAC, MTU, master
+  std::string old_value;    // what it was; empty: nothing (a sysctl the kernel did not have yet)
+  const ProfileBond* bond = nullptr;  // create_bond
+  Prefix prefix;            // address, rule source, route destination
+  bool no_prefix_route = false;  // add_address: IFA_F_NOPREFIXROUTE (--no-bond)
+  int table = 0, priority = 0;
+  std::vector<NextHopState> nexthops, old_nexthops;  // set_route; old empty: a new route
+  int protocol = 0;         // set_route: the protocol of the route it replaces
+  std::string mac, old_mac; // set_neighbour
+
+  std::string text() const;  // the diff line: "+ addr 10.0.0.16/27 dev bond1"
+};
+
+struct ApplyOptions {
+  bool no_bond = false;
+};
+
+struct ChangePlan {
+  std::vector<Change> changes;
+};
+
+// The changes, in the order above. Errors (exit 2): a member port missing, a
+// link with a bond's name that is not a bond, a next hop --no-bond cannot
+// place on a member. The plan points into `profile`, which must outlive it.
+Result<ChangePlan> plan_changes(const ApplyProfile& profile, const HostState& state, const ApplyOptions& options);
+
+// The sysctl keys plan_changes() compares, for read_host_state().
+std::vector<std::string> sysctl_keys(const ApplyProfile& profile, const ApplyOptions& options);
+
+// Does this profile belong here? `identity` is gethostname() or, with
+// --netns, the namespace's name (which may carry a prefix: the lab names a
+// host's namespace "<lab prefix>-<host>"). Problems, one sentence each:
+// another host's name; a member port that does not exist; a link already
+// carrying an hpnctl MAC (02:4e:<node ID>:<NIC>) of another node ID.
+std::vector<std::string> identity_problems(const ApplyProfile& profile, const HostState& state,
+                                           const std::string& identity, bool netns);
+
+// The side effects, one step at a time: NetlinkHostOps (host_netlink.h) for
+// real, a fake in tests.
+class HostOps {
+ public:
+  virtual ~HostOps() = default;
+  virtual Status apply(const Change& change) = 0;
+  virtual Status undo(const Change& change) = 0;
+};
+
+struct ApplyOutcome {
+  size_t applied = 0;                 // steps made (and, on failure, since undone)
+  std::optional<size_t> failed_step;  // index into the plan
+  std::string error;                  // why it failed
+  std::vector<size_t> undone;         // steps undone, in the order they were undone
+  std::vector<std::string> undo_errors;  // undo steps that failed (the state is then mixed)
+  bool ok() const { return !failed_step; }
+};
+
+// Applies the plan in order; at the first failure undoes every step made so
+// far, newest first, and goes on undoing past an undo that fails.
+ApplyOutcome apply_plan(const ChangePlan& plan, HostOps& ops);
+
+// The diff, one line per change; "nothing to change" for an empty plan.
+void render_plan(const ChangePlan& plan, std::ostream& out);
+nlohmann::ordered_json change_json(const Change& change);
+
+}  // namespace hpn::host

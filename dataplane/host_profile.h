@@ -1,0 +1,104 @@
+// The part of a host profile (`hpnctl profile HOST`, schemas/host-profile.schema.json)
+// that `host apply` and `host announce` act on: bonds, their members and
+// gateways, addresses, routes, rules and sysctls. The path classes and the
+// NCCL environment are not network state and are only checked for type.
+//
+// A profile comes from outside (copied to the host, maybe edited by hand), so
+// the reader trusts nothing: a syntax error is `FILE:LINE:COL: message` with
+// the line and a caret, a value that is wrong is `FILE: /json/pointer: message`,
+// every value is range-checked, and no input makes it crash or allocate
+// without bound.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "blueprint/result.h"
+
+namespace hpn::host {
+
+using MacBytes = std::array<std::uint8_t, 6>;
+std::string mac_text(const MacBytes& mac);  // "02:4e:10:00:00:01"
+bool parse_mac(std::string_view text, MacBytes& out);
+
+// An address with its prefix length, in the kernel's canonical text
+// (inet_ntop), so state read back compares equal to the profile.
+struct Prefix {
+  int family = 4;  // 4 or 6
+  std::string address;
+  int length = 0;
+  std::string text() const { return address + "/" + std::to_string(length); }
+  friend bool operator==(const Prefix&, const Prefix&) = default;
+};
+// "10.0.0.16/27", "fd48:504e::10/64"; `family` 0 accepts either.
+bool parse_prefix(std::string_view text, int family, Prefix& out);
+// A bare address, canonicalised; false if it is not one of `family`.
+bool parse_address(std::string_view text, int family, std::string& canonical);
+
+struct MemberPort {
+  std::string port;  // the netdev name
+  std::string gateway_ipv4, gateway_ipv6;  // empty: none
+  // The gateway's MAC, to pin as a permanent neighbour. `hpnctl profile`
+  // does not know switch MACs yet; a profile may carry them per member.
+  std::optional<MacBytes> gateway_mac;
+};
+
+struct ProfileRoute {
+  int family = 4;
+  Prefix to;
+  std::vector<std::string> via;  // canonical next-hop addresses
+  int table = 254;
+};
+
+struct ProfileRule {
+  int family = 4;
+  Prefix from;
+  int table = 0;
+  int priority = 0;
+};
+
+enum class BondModeKind { balance_xor, lacp, active_backup };
+
+struct ProfileBond {
+  std::string name;
+  int nic = 0;
+  std::vector<MemberPort> members;
+  MacBytes mac{};
+  int mtu = 0;
+  std::optional<Prefix> ipv4, ipv6;
+  BondModeKind mode = BondModeKind::balance_xor;
+  bool layer34 = false;  // xmit_hash_policy layer3+4
+  bool arp_monitor = false;
+  int arp_interval_ms = 0;
+  std::vector<std::string> arp_targets;  // IPv4
+  int miimon_ms = 0;
+  bool lacp_fast = false;
+  std::vector<ProfileRoute> routes;
+  std::vector<ProfileRule> rules;
+};
+
+struct ProfileSysctl {
+  std::string key;  // dotted, as sysctl(8): "net.ipv4.conf.bond1.arp_announce"
+  std::string value;
+};
+
+struct ApplyProfile {
+  std::string source;  // the file as named
+  std::string host;
+  std::uint32_t node_id = 0;
+  std::vector<ProfileBond> bonds;
+  std::vector<ProfileSysctl> sysctls;
+};
+
+// Profiles are a few kilobytes; anything past this is not one.
+inline constexpr std::size_t kMaxProfileBytes = 4 << 20;
+
+// Reads and checks a profile; `source` names it in messages.
+Result<ApplyProfile> parse_apply_profile(std::string_view text, const std::string& source);
+Result<ApplyProfile> read_apply_profile(const std::string& path);
+
+}  // namespace hpn::host

@@ -1,0 +1,374 @@
+// host apply's plan (pure: profile + state -> changes) and its runner, with
+// an in-memory host that applies and undoes changes and can be told to fail.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <sstream>
+
+#include "dataplane/host_apply.h"
+#include "host_fixture.h"
+
+namespace {
+
+using namespace hpn::host;
+using hpn::Error;
+using hpn::Status;
+
+ApplyProfile lab_profile() {
+  auto p = parse_apply_profile(hpn::test::lab_profile_text(), "h0.json");
+  REQUIRE(p.ok());
+  return p.value();
+}
+
+ApplyProfile profile_from(const std::string& text) {
+  auto p = parse_apply_profile(text, "h0.json");
+  REQUIRE(p.ok());
+  return p.value();
+}
+
+// A host as the lab builds one: four veth ports, down, MTU 1500, sysctls at
+// the kernel's defaults.
+HostState fresh_host(const ApplyProfile& p, const ApplyOptions& o) {
+  HostState s;
+  s.links.push_back({"lo", 1, "", "00:00:00:00:00:00", 65536, true, ""});
+  int index = 2;
+  for (const char* port : {"nic1p1", "nic1p2", "nic2p1", "nic2p2"}) {
+    s.links.push_back({port, index, "veth", fmt::format("6e:54:aa:e5:8d:{:02x}", index), 1500, false, ""});
+    ++index;
+  }
+  for (const auto& key : sysctl_keys(p, o)) {
+    if (key.find(".bond") != std::string::npos) continue;  // no bond yet: no key
+    s.sysctls[key] = key.find("accept_ra") != std::string::npos ? "1" : "0";
+  }
+  return s;
+}
+
+std::string dump(const HostState& s) {
+  std::ostringstream o;
+  for (const auto& l : s.links) o << "link " << l.name << ' ' << l.kind << ' ' << l.mac << ' ' << l.mtu << ' ' << l.up << ' ' << l.master << '\n';
+  for (const auto& a : s.addresses) o << "addr " << a.ifname << ' ' << a.prefix.text() << '\n';
+  for (const auto& r : s.rules) o << "rule " << r.from.text() << ' ' << r.table << ' ' << r.priority << '\n';
+  for (const auto& r : s.routes) {
+    o << "route " << r.to.text() << ' ' << r.table;
+    for (const auto& h : r.nexthops) o << ' ' << h.gateway << '@' << h.ifname << (h.onlink ? "!" : "");
+    o << '\n';
+  }
+  for (const auto& n : s.neighbours) o << "neigh " << n.ifname << ' ' << n.address << ' ' << n.mac << ' ' << n.permanent << '\n';
+  for (const auto& [k, v] : s.sysctls) o << "sysctl " << k << '=' << v << '\n';
+  return o.str();
+}
+
+// Applies changes to a HostState the way the kernel would, records every
+// call, and fails apply (or undo) at a chosen step.
+class FakeHost final : public HostOps {
+ public:
+  explicit FakeHost(HostState s) : state(std::move(s)) {}
+  HostState state;
+  std::vector<std::string> calls;
+  std::optional<size_t> fail_apply_at, fail_undo_at;
+
+  Status apply(const Change& c) override {
+    const size_t step = applied_++;
+    calls.push_back("apply " + c.text());
+    if (fail_apply_at && step == *fail_apply_at) return Error{"injected failure"};
+    change(c, true);
+    return {};
+  }
+  Status undo(const Change& c) override {
+    calls.push_back("undo " + c.text());
+    const size_t step = index_of(c);
+    if (fail_undo_at && step == *fail_undo_at) return Error{"injected undo failure"};
+    change(c, false);
+    return {};
+  }
+  const ChangePlan* plan = nullptr;
+
+ private:
+  size_t applied_ = 0;
+  size_t index_of(const Change& c) const { return static_cast<size_t>(&c - plan->changes.data()); }
+  LinkState& link(const std::string& name) {
+    for (auto& l : state.links) {
+      if (l.name == name) return l;
+    }
+    FAIL("no link " << name);
+    throw;
+  }
+  void change(const Change& c, bool forward) {
+    switch (c.kind) {
+      case ChangeKind::sysctl:
+        if (forward) state.sysctls[c.target] = c.value;
+        else if (c.old_value.empty()) state.sysctls.erase(c.target);
+        else state.sysctls[c.target] = c.old_value;
+        break;
+      case ChangeKind::create_bond:
+        if (forward) {
+          state.links.push_back({c.target, 100, "bond", mac_text(c.bond->mac), c.bond->mtu, false, ""});
+        } else {
+          std::erase_if(state.links, [&](const LinkState& l) { return l.name == c.target; });
+        }
+        break;
+      case ChangeKind::link_down: link(c.target).up = !forward; break;
+      case ChangeKind::link_up: link(c.target).up = forward; break;
+      case ChangeKind::enslave: link(c.target).master = forward ? c.value : c.old_value; break;
+      case ChangeKind::set_mac: link(c.target).mac = forward ? c.value : c.old_value; break;
+      case ChangeKind::set_mtu: link(c.target).mtu = std::stoi(forward ? c.value : c.old_value); break;
+      case ChangeKind::add_address:
+        if (forward) state.addresses.push_back({c.target, c.prefix});
+        else std::erase_if(state.addresses, [&](const AddressState& a) { return a.ifname == c.target && a.prefix == c.prefix; });
+        break;
+      case ChangeKind::add_rule:
+        if (forward) state.rules.push_back({c.prefix.family, c.prefix, c.table, c.priority});
+        else std::erase_if(state.rules, [&](const RuleState& r) { return r.from == c.prefix && r.table == c.table; });
+        break;
+      case ChangeKind::set_route: {
+        std::erase_if(state.routes, [&](const RouteState& r) { return r.to == c.prefix && r.table == c.table; });
+        const auto& hops = forward ? c.nexthops : c.old_nexthops;
+        if (!hops.empty()) state.routes.push_back({c.prefix.family, c.prefix, c.table, 4, hops});
+        break;
+      }
+      case ChangeKind::set_neighbour:
+        std::erase_if(state.neighbours, [&](const NeighbourState& n) { return n.ifname == c.target && n.address == c.prefix.address; });
+        if (forward || !c.old_mac.empty()) {
+          state.neighbours.push_back({c.target, c.prefix.family, c.prefix.address, forward ? c.mac : c.old_mac, true});
+        }
+        break;
+    }
+  }
+};
+
+std::vector<std::string> texts(const ChangePlan& plan) {
+  std::vector<std::string> out;
+  for (const auto& c : plan.changes) out.push_back(c.text());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("host apply plan: a fresh host gets sysctls, bonds, members, addresses, links, rules, routes in that order", "[host]") {
+  const auto profile = lab_profile();
+  const ApplyOptions bonded;
+  auto plan = plan_changes(profile, fresh_host(profile, bonded), bonded);
+  REQUIRE(plan.ok());
+  const auto t = texts(plan.value());
+  REQUIRE(t.size() == 35);
+  CHECK(t[0] == "~ sysctl net.ipv4.fib_multipath_hash_policy 0 -> 1");
+  CHECK(t[3] ==
+        "+ bond bond1 mode balance-xor xmit_hash_policy layer3+4 arp_interval 100 arp_ip_target 10.0.0.1,10.0.0.2 "
+        "arp_validate all mac 02:4e:10:00:00:01 mtu 4200");
+  CHECK(t[4] == "~ master nic1p1 none -> bond1");
+  CHECK(t[5] == "~ master nic1p2 none -> bond1");
+  CHECK(t[9] == "+ sysctl net.ipv4.conf.bond1.arp_announce = 2");
+  CHECK(t[21] == "+ addr 10.0.0.16/27 dev bond1");
+  CHECK(t[22] == "+ addr fd48:504e::10/64 dev bond1");
+  CHECK(t[25] == "~ up bond1");
+  CHECK(t[27] == "+ rule from 10.0.0.16/32 table 1001 priority 1001");
+  CHECK(t[31] == "+ route 10.0.0.0/12 table 1001 nexthop via 10.0.0.1 dev bond1 nexthop via 10.0.0.2 dev bond1");
+  // Steps never go back to an earlier group (the order of host_apply.h).
+  auto group = [](const Change& c) {
+    switch (c.kind) {
+      case ChangeKind::sysctl: return c.target.find(".conf.") == std::string::npos ? 1 : 4;
+      case ChangeKind::create_bond:
+      case ChangeKind::link_down:
+      case ChangeKind::enslave: return 2;
+      case ChangeKind::set_mac:
+      case ChangeKind::set_mtu: return 3;
+      case ChangeKind::add_address: return 5;
+      case ChangeKind::link_up: return 6;
+      case ChangeKind::add_rule: return 7;
+      case ChangeKind::set_route: return 8;
+      case ChangeKind::set_neighbour: return 9;
+    }
+    return 0;
+  };
+  for (size_t i = 1; i < plan->changes.size(); ++i) {
+    INFO(plan->changes[i].text());
+    CHECK(group(plan->changes[i - 1]) <= group(plan->changes[i]));
+  }
+}
+
+TEST_CASE("host apply plan: a member that is up is taken down before it is enslaved", "[host]") {
+  const auto profile = lab_profile();
+  auto state = fresh_host(profile, {});
+  state.links[1].up = true;  // nic1p1
+  auto plan = plan_changes(profile, state, {});
+  REQUIRE(plan.ok());
+  const auto t = texts(plan.value());
+  auto down = std::find(t.begin(), t.end(), "~ down nic1p1");
+  auto master = std::find(t.begin(), t.end(), "~ master nic1p1 none -> bond1");
+  REQUIRE(down != t.end());
+  CHECK(master == down + 1);
+  CHECK(std::count_if(t.begin(), t.end(), [](const std::string& s) { return s.rfind("~ down", 0) == 0; }) == 1);
+}
+
+TEST_CASE("host apply plan: once applied, the same profile plans nothing (idempotent)", "[host]") {
+  const auto profile = lab_profile();
+  for (bool no_bond : {false, true}) {
+    INFO("no_bond " << no_bond);
+    ApplyOptions o;
+    o.no_bond = no_bond;
+    auto plan = plan_changes(profile, fresh_host(profile, o), o);
+    REQUIRE(plan.ok());
+    FakeHost host(fresh_host(profile, o));
+    host.plan = &plan.value();
+    auto outcome = apply_plan(plan.value(), host);
+    REQUIRE(outcome.ok());
+    CHECK(outcome.applied == plan->changes.size());
+    auto again = plan_changes(profile, host.state, o);
+    REQUIRE(again.ok());
+    CHECK(texts(again.value()).empty());
+    std::ostringstream out;
+    render_plan(again.value(), out);
+    CHECK(out.str() == "nothing to change\n");
+  }
+}
+
+TEST_CASE("host apply plan: --no-bond puts MAC, MTU, sysctls and addresses on every member, next hops onlink", "[host]") {
+  const auto profile = lab_profile();
+  ApplyOptions o;
+  o.no_bond = true;
+  auto plan = plan_changes(profile, fresh_host(profile, o), o);
+  REQUIRE(plan.ok());
+  const auto t = texts(plan.value());
+  for (const char* line : {"~ mac nic1p2 6e:54:aa:e5:8d:03 -> 02:4e:10:00:00:01", "~ mtu nic1p2 1500 -> 4200",
+                           "~ sysctl net.ipv4.conf.nic1p2.arp_announce 0 -> 2",
+                           "+ addr 10.0.0.16/27 dev nic1p1 noprefixroute", "+ addr 10.0.0.16/27 dev nic1p2 noprefixroute",
+                           "~ up nic2p2",
+                           "+ route fd48:504e::/40 table 1001 nexthop via fd48:504e::1 dev nic1p1 onlink nexthop via "
+                           "fd48:504e::2 dev nic1p2 onlink"}) {
+    INFO(line);
+    CHECK(std::count(t.begin(), t.end(), line) == 1);
+  }
+  CHECK(std::none_of(t.begin(), t.end(), [](const std::string& s) { return s.find("bond1") != std::string::npos && s.find("sysctl") != std::string::npos; }));
+  CHECK(std::none_of(t.begin(), t.end(), [](const std::string& s) { return s.rfind("+ bond", 0) == 0 || s.rfind("~ master", 0) == 0; }));
+
+  // A next hop that is no member's gateway cannot be placed on a port.
+  auto odd = profile_from(hpn::test::edited_profile([](auto& j) { j["bonds"][0]["routes"][0]["via"][1] = "10.0.0.9"; }));
+  auto refused = plan_changes(odd, fresh_host(odd, o), o);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message ==
+        "h0.json: route 10.0.0.0/12 of bond1 goes via 10.0.0.9, the gateway of no member port: --no-bond cannot tell "
+        "which port it leaves by");
+}
+
+TEST_CASE("host apply plan: a route with other next hops is replaced, and the old ones kept for undo", "[host]") {
+  const auto profile = lab_profile();
+  auto state = fresh_host(profile, {});
+  state.links.push_back({"bond1", 9, "bond", "02:4e:10:00:00:01", 4200, true, ""});
+  state.routes.push_back({4, {4, "10.0.0.0", 12}, 1001, 186, {{"10.0.0.1", "bond1", false}}});
+  auto plan = plan_changes(profile, state, {});
+  REQUIRE(plan.ok());
+  auto route = std::find_if(plan->changes.begin(), plan->changes.end(), [](const Change& c) {
+    return c.kind == ChangeKind::set_route && c.table == 1001 && c.prefix.family == 4;
+  });
+  REQUIRE(route != plan->changes.end());
+  CHECK(route->text() ==
+        "~ route 10.0.0.0/12 table 1001 nexthop via 10.0.0.1 dev bond1 -> nexthop via 10.0.0.1 dev bond1 nexthop via "
+        "10.0.0.2 dev bond1");
+  CHECK(route->protocol == 186);
+  const auto j = change_json(*route);
+  CHECK(j["op"] == "~");
+  CHECK(j["kind"] == "route");
+  CHECK(j["old_nexthops"].size() == 1);
+  CHECK(j["nexthops"][1]["via"] == "10.0.0.2");
+  // The existing bond is kept: no "+ bond bond1".
+  CHECK(std::none_of(plan->changes.begin(), plan->changes.end(), [](const Change& c) {
+    return c.kind == ChangeKind::create_bond && c.target == "bond1";
+  }));
+}
+
+TEST_CASE("host apply plan: a link with a bond's name that is not a bond is refused", "[host]") {
+  const auto profile = lab_profile();
+  auto state = fresh_host(profile, {});
+  state.links.push_back({"bond1", 9, "veth", "02:00:00:00:00:09", 1500, false, ""});
+  auto plan = plan_changes(profile, state, {});
+  REQUIRE_FALSE(plan.ok());
+  CHECK(plan.error().message == "h0.json: bond1 exists here and is not a bond (kind 'veth')");
+}
+
+TEST_CASE("host apply plan: pinned neighbours for gateways whose MAC the profile gives", "[host]") {
+  auto profile = profile_from(hpn::test::edited_profile([](auto& j) { j["bonds"][0]["members"][1]["gateway_mac"] = "8e:b9:8d:02:59:a9"; }));
+  auto plan = plan_changes(profile, fresh_host(profile, {}), {});
+  REQUIRE(plan.ok());
+  const auto t = texts(plan.value());
+  CHECK(t.end()[-2] == "+ neigh 10.0.0.2 dev bond1 lladdr 8e:b9:8d:02:59:a9 permanent");
+  CHECK(t.end()[-1] == "+ neigh fd48:504e::2 dev bond1 lladdr 8e:b9:8d:02:59:a9 permanent");
+}
+
+TEST_CASE("host apply identity: the host name, a namespace named for it, member ports and hpnctl MACs", "[host]") {
+  const auto profile = lab_profile();
+  const auto state = fresh_host(profile, {});
+  CHECK(identity_problems(profile, state, "host-p0-s00-h000", false).empty());
+  CHECK(identity_problems(profile, state, "hpnA-7-host-p0-s00-h000", true).empty());
+  CHECK(identity_problems(profile, state, "hpnA-7-host-p0-s00-h000", false) ==
+        std::vector<std::string>{"the profile is for host-p0-s00-h000, and this host is hpnA-7-host-p0-s00-h000"});
+  CHECK(identity_problems(profile, state, "xhost-p0-s00-h000", true) ==
+        std::vector<std::string>{"the profile is for host-p0-s00-h000, and namespace xhost-p0-s00-h000 is neither "
+                                 "named host-p0-s00-h000 nor '<prefix>-host-p0-s00-h000'"});
+  CHECK(identity_problems(profile, state, "host-p0-s00-h001", false).size() == 1);
+
+  auto missing = state;
+  std::erase_if(missing.links, [](const LinkState& l) { return l.name == "nic2p2"; });
+  CHECK(identity_problems(profile, missing, "host-p0-s00-h000", false) ==
+        std::vector<std::string>{"member port nic2p2 of bond2 does not exist here"});
+
+  // An earlier apply made this host node 0x100005 (host-p0-s00-h005).
+  auto other = state;
+  other.links[1].mac = "02:4e:10:00:05:01";
+  CHECK(identity_problems(profile, other, "host-p0-s00-h000", false) ==
+        std::vector<std::string>{"nic1p1 carries 02:4e:10:00:05:01, an hpnctl MAC of node 1048581, not of this "
+                                 "profile's node 1048576"});
+  // Its own MAC is fine.
+  auto own = state;
+  own.links[1].mac = "02:4e:10:00:00:01";
+  CHECK(identity_problems(profile, own, "host-p0-s00-h000", false).empty());
+}
+
+TEST_CASE("host apply rollback: a failure at step k undoes steps k-1 .. 0, newest first, and restores the state", "[host]") {
+  const auto profile = lab_profile();
+  ApplyOptions o;
+  o.no_bond = true;
+  const auto original = fresh_host(profile, o);
+  auto plan = plan_changes(profile, original, o);
+  REQUIRE(plan.ok());
+  const size_t n = plan->changes.size();
+  for (size_t k : {size_t{0}, size_t{1}, size_t{7}, n / 2, n - 1}) {
+    INFO("failing step " << k);
+    FakeHost host(original);
+    host.plan = &plan.value();
+    host.fail_apply_at = k;
+    auto outcome = apply_plan(plan.value(), host);
+    REQUIRE_FALSE(outcome.ok());
+    CHECK(*outcome.failed_step == k);
+    CHECK(outcome.error == "injected failure");
+    CHECK(outcome.applied == k);
+    REQUIRE(outcome.undone.size() == k);
+    std::vector<std::string> expected;
+    for (size_t i = 0; i <= k; ++i) expected.push_back("apply " + plan->changes[i].text());
+    for (size_t i = k; i-- > 0;) {
+      expected.push_back("undo " + plan->changes[i].text());
+      CHECK(outcome.undone[k - 1 - i] == i);
+    }
+    CHECK(host.calls == expected);
+    CHECK(dump(host.state) == dump(original));
+    CHECK(outcome.undo_errors.empty());
+  }
+}
+
+TEST_CASE("host apply rollback: an undo that fails is reported and the others still run", "[host]") {
+  const auto profile = lab_profile();
+  const auto original = fresh_host(profile, {});
+  auto plan = plan_changes(profile, original, {});
+  REQUIRE(plan.ok());
+  FakeHost host(original);
+  host.plan = &plan.value();
+  host.fail_apply_at = 10;
+  host.fail_undo_at = 4;
+  auto outcome = apply_plan(plan.value(), host);
+  REQUIRE_FALSE(outcome.ok());
+  CHECK(outcome.undone.size() == 10);
+  REQUIRE(outcome.undo_errors.size() == 1);
+  CHECK(outcome.undo_errors[0] == "undo of step 5 (~ master nic1p1 none -> bond1): injected undo failure");
+  CHECK(host.calls.back() == "undo " + plan->changes[0].text());
+}
