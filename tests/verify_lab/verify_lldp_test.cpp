@@ -1,0 +1,362 @@
+// `hpnctl verify --lldp` against real lldpd: the lab pod brought up from a
+// wiring file, one lldpd per namespace (the device's name as system name, a
+// 1 s transmit interval), every device's neighbour table dumped with
+// `lldpcli -f json0 show neighbors details`, the daemons and the lab taken
+// down, and the dumps diffed. Each wiring must give the findings the probe
+// path (`verify --lab` on the same wiring) gives: same kinds, same cables.
+#include <catch2/catch.hpp>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "blueprint/csv.h"
+#include "test_util.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using hpn::test::TempDir;
+using json = nlohmann::json;
+
+bool lldpd_usable() {
+  if (geteuid() != 0) {
+    WARN("skipped: lldpd in lab namespaces needs root");
+    return false;
+  }
+  if (std::system("ip netns list >/dev/null 2>&1") != 0) {
+    WARN("skipped: network namespaces are not available here");
+    return false;
+  }
+  if (std::system("lldpd -v >/dev/null 2>&1") != 0 || std::system("lldpcli -v >/dev/null 2>&1") != 0) {
+    WARN("skipped: lldpd is not installed (Debian package lldpd)");
+    return false;
+  }
+  // lldpd drops privileges to this user and chroots into /run/lldpd.
+  if (std::system("getent passwd _lldpd >/dev/null") != 0) {
+    WARN("skipped: no _lldpd user for lldpd's privilege separation (install the lldpd package)");
+    return false;
+  }
+  return true;
+}
+
+// The lab pod's plan and its cabling sheet, to edit into a wiring file.
+class LldpLab {
+ public:
+  LldpLab() {
+    // lldpd's lldpcli reads the -O file as the _lldpd user.
+    fs::permissions(dir_.path(), fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                                     fs::perms::others_read | fs::perms::others_exec);
+    auto r = hpnctl("plan '" + hpn::test::source_path("examples/lab-pod.yaml").string() + "' -q -o plan");
+    REQUIRE(r.exit_code == 0);
+    std::istringstream in(hpn::test::read_file(dir_ / "plan" / "cabling.csv"));
+    std::string line;
+    std::vector<std::string> fields;
+    std::getline(in, line);
+    REQUIRE(hpn::parse_csv_line(line, header_));
+    header_.push_back("fault");
+    while (std::getline(in, line)) {
+      REQUIRE(hpn::parse_csv_line(line, fields));
+      fields.resize(header_.size());
+      rows_.push_back(fields);
+    }
+  }
+
+  hpn::test::RunResult hpnctl(const std::string& args) const { return hpn::test::run_hpnctl(args, dir_.path()); }
+  const TempDir& dir() const { return dir_; }
+
+  // The value of `column` in the row of the cable from device:port; editable.
+  std::string& at(const std::string& device, const std::string& port, const std::string& column) {
+    size_t c = column_of(column);
+    for (auto& r : rows_) {
+      if (r[column_of("a_device")] == device && r[column_of("a_port")] == port) return r[c];
+    }
+    FAIL("no cable from " << device << ":" << port);
+    return rows_.front()[c];
+  }
+  void remove(const std::string& cable_id) {
+    size_t c = column_of("cable_id");
+    rows_.erase(std::remove_if(rows_.begin(), rows_.end(), [&](const auto& r) { return r[c] == cable_id; }),
+                rows_.end());
+  }
+
+  void write_wiring() const {
+    std::ostringstream out;
+    {
+      hpn::CsvWriter w(out);
+      for (const auto& h : header_) w.field(h);
+      w.end_row();
+      for (const auto& r : rows_) {
+        for (const auto& f : r) w.field(f);
+        w.end_row();
+      }
+    }
+    hpn::test::write_file(dir_ / "wiring.csv", out.str());
+  }
+
+ private:
+  size_t column_of(const std::string& name) const {
+    auto it = std::find(header_.begin(), header_.end(), name);
+    REQUIRE(it != header_.end());
+    return static_cast<size_t>(it - header_.begin());
+  }
+
+  TempDir dir_;
+  std::vector<std::string> header_;
+  std::vector<std::vector<std::string>> rows_;
+};
+
+// One lldpd per lab namespace, stopped (SIGTERM, reaped) when it goes.
+class LldpDaemons {
+ public:
+  struct Daemon {
+    std::string device, netns, socket, log;
+    std::set<std::string> ports;  // interfaces that are up
+    pid_t pid = -1;
+  };
+
+  LldpDaemons(const json& status, const fs::path& dir) {
+    fs::create_directories("/run/lldpd");  // the privilege-separation chroot the Debian unit would make
+    fs::create_directories(dir / "lldpd");
+    for (const auto& d : status["devices"]) {
+      Daemon daemon;
+      daemon.device = d["name"];
+      daemon.netns = d["netns"];
+      daemon.socket = (dir / "lldpd" / (daemon.device + ".sock")).string();
+      daemon.log = (dir / "lldpd" / (daemon.device + ".log")).string();
+      std::string ifaces;
+      for (const auto& p : d["ports"]) {
+        if (p["state"] != "up") continue;
+        daemon.ports.insert(p["ifname"].get<std::string>());
+        ifaces += (ifaces.empty() ? "" : ",") + p["ifname"].get<std::string>();
+      }
+      const std::string conf = (dir / "lldpd" / (daemon.device + ".conf")).string();
+      hpn::test::write_file(conf, "configure system hostname " + daemon.device + "\nconfigure lldp tx-interval 1\n");
+      daemon.pid = spawn({"ip", "netns", "exec", daemon.netns, "lldpd", "-d", "-M4", "-u", daemon.socket, "-I",
+                          ifaces.empty() ? "none" : ifaces, "-O", conf},
+                         daemon.log);
+      REQUIRE(daemon.pid > 0);
+      daemons_.push_back(daemon);
+    }
+  }
+  ~LldpDaemons() {
+    for (const auto& d : daemons_) kill(d.pid, SIGTERM);
+    for (const auto& d : daemons_) waitpid(d.pid, nullptr, 0);
+  }
+  LldpDaemons(const LldpDaemons&) = delete;
+  LldpDaemons& operator=(const LldpDaemons&) = delete;
+
+  // Waits until every up port but those in `deaf` ("device:port") hears a
+  // neighbour that names itself as a lab device, then writes each device's
+  // dump to out/DEVICE.json. Returns the seconds it took.
+  double dump(const fs::path& out, const std::set<std::string>& deaf, const std::set<std::string>& devices) {
+    fs::create_directories(out);
+    const auto start = std::chrono::steady_clock::now();
+    const auto deadline = start + std::chrono::seconds(30);
+    for (;;) {
+      std::string pending;
+      for (const auto& d : daemons_) {
+        auto file = out / (d.device + ".json");
+        std::string cmd = "lldpcli -u '" + d.socket + "' -f json0 show neighbors details >'" + file.string() + "' 2>/dev/null";
+        if (std::system(cmd.c_str()) != 0) {
+          pending = d.device + " (lldpcli failed)";
+          continue;
+        }
+        auto j = json::parse(hpn::test::read_file(file), nullptr, false);
+        std::set<std::string> heard;
+        if (!j.is_discarded()) {
+          for (const auto& e : j["lldp"][0].value("interface", json::array())) {
+            // chassis[0].name[0].value, the system name lldpd was given
+            if (e.contains(json::json_pointer("/chassis/0/name/0/value")) &&
+                devices.count(e.at(json::json_pointer("/chassis/0/name/0/value")).get<std::string>())) {
+              heard.insert(e.at("name").get<std::string>());
+            }
+          }
+        }
+        for (const auto& p : d.ports) {
+          if (!heard.count(p) && !deaf.count(d.device + ":" + p)) pending = d.device + ":" + p;
+        }
+      }
+      const auto now = std::chrono::steady_clock::now();
+      if (pending.empty()) return std::chrono::duration<double>(now - start).count();
+      if (now > deadline) {
+        FAIL("after 30 s " << pending << " still hears no lab device; " << daemons_.front().log << ":\n"
+                           << hpn::test::read_file(daemons_.front().log));
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+
+ private:
+  static pid_t spawn(const std::vector<std::string>& args, const std::string& log) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+    std::vector<char*> argv;
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    pid_t pid = -1;
+    // `ip netns exec` execs the command in place: the pid is lldpd's.
+    int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    return rc == 0 ? pid : -1;
+  }
+
+  std::vector<Daemon> daemons_;
+};
+
+// Findings as "kind cable cable ..." lines, sorted: what two paths must agree on.
+std::multiset<std::string> findings_of(const json& report, bool with_info) {
+  std::multiset<std::string> out;
+  for (const auto& f : report["findings"]) {
+    if (!with_info && f["severity"] == "info") continue;
+    std::vector<std::string> cables;
+    for (const auto& c : f["cables"]) cables.push_back(c);
+    std::sort(cables.begin(), cables.end());
+    std::string line = f["kind"];
+    for (const auto& c : cables) line += " " + c;
+    out.insert(line);
+  }
+  return out;
+}
+
+struct Outcome {
+  json lldp, probes;
+};
+
+// The lab up on the sheet's wiring with lldpd everywhere, dumped, down;
+// then verify --lldp on the dumps and verify --lab on the same wiring.
+// `lldp_exit` -1: whatever verify --lldp exits with.
+Outcome run(LldpLab& lab, int expect_exit, const std::set<std::string>& deaf = {}, int lldp_exit = -2) {
+  if (lldp_exit == -2) lldp_exit = expect_exit;
+  lab.write_wiring();
+  const fs::path dumps = lab.dir() / "dumps";
+  {
+    auto up = lab.hpnctl("lab up --blueprint plan --wiring wiring.csv");
+    INFO(up.err);
+    REQUIRE(up.exit_code == 0);
+    struct Down {
+      LldpLab& lab;
+      ~Down() { lab.hpnctl("lab down"); }
+    } down{lab};
+    auto status = lab.hpnctl("lab status --format json");
+    REQUIRE(status.exit_code == 0);
+    auto s = json::parse(status.out);
+    std::set<std::string> devices;
+    for (const auto& d : s["devices"]) devices.insert(d["name"].get<std::string>());
+    LldpDaemons daemons(s, lab.dir().path());
+    double seconds = daemons.dump(dumps, deaf, devices);
+    WARN("lldpd: every neighbour heard after " << seconds << " s");
+  }
+  std::string files;
+  for (const auto& e : fs::directory_iterator(dumps)) files += " '" + e.path().string() + "'";
+  Outcome o;
+  auto lldp = lab.hpnctl("verify --blueprint plan --format json --lldp" + files);
+  INFO(lldp.err);
+  if (lldp_exit >= 0) REQUIRE(lldp.exit_code == lldp_exit);
+  o.lldp = json::parse(lldp.out);
+  auto probes = lab.hpnctl("verify --lab --blueprint plan --wiring wiring.csv --format json");
+  INFO(probes.err);
+  REQUIRE(probes.exit_code == expect_exit);
+  o.probes = json::parse(probes.out);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("verify/lldp: real lldpd on the planned wiring gives no finding") {
+  if (!lldpd_usable()) return;
+  LldpLab lab;
+  auto o = run(lab, 0);
+  INFO(o.lldp.dump(2));
+  CHECK(o.lldp["findings"].empty());
+  CHECK(o.lldp["summary"]["cables_verified"] == 112);  // every cable, the core's too
+  CHECK(o.lldp["summary"]["unreadable_hops"] == 0);
+  CHECK(o.probes["findings"].empty());
+}
+
+TEST_CASE("verify/lldp: real lldpd finds two host cables swapped as the probes do") {
+  if (!lldpd_usable()) return;
+  LldpLab lab;
+  std::swap(lab.at("host-p0-s00-h000", "nic1p1", "z_port"), lab.at("host-p0-s00-h001", "nic1p1", "z_port"));
+  const std::string a = lab.at("host-p0-s00-h000", "nic1p1", "cable_id");
+  const std::string b = lab.at("host-p0-s00-h001", "nic1p1", "cable_id");
+  auto o = run(lab, 1);
+  INFO(o.lldp.dump(2));
+  INFO(o.probes.dump(2));
+  CHECK(findings_of(o.lldp, true) == std::multiset<std::string>{"swapped " + a + " " + b});
+  CHECK(findings_of(o.lldp, true) == findings_of(o.probes, true));
+  CHECK(o.lldp["findings"][0]["message"] == o.probes["findings"][0]["message"]);
+}
+
+TEST_CASE("verify/lldp: real lldpd finds two ToR uplinks swapped as the probes do") {
+  if (!lldpd_usable()) return;
+  LldpLab lab;
+  std::swap(lab.at("tor-p0-s00-r1a", "etp5", "z_device"), lab.at("tor-p0-s00-r1a", "etp6", "z_device"));
+  std::swap(lab.at("tor-p0-s00-r1a", "etp5", "z_port"), lab.at("tor-p0-s00-r1a", "etp6", "z_port"));
+  auto o = run(lab, 1);
+  INFO(o.lldp.dump(2));
+  CHECK(findings_of(o.lldp, true).size() == 1);
+  CHECK(findings_of(o.lldp, true) == findings_of(o.probes, true));
+}
+
+TEST_CASE("verify/lldp: real lldpd finds a missing cable as the probes do") {
+  if (!lldpd_usable()) return;
+  LldpLab lab;
+  const std::string id = lab.at("host-p0-s01-h002", "nic2p2", "cable_id");
+  lab.remove(id);
+  auto o = run(lab, 1);
+  INFO(o.lldp.dump(2));
+  CHECK(findings_of(o.lldp, true) == std::multiset<std::string>{"missing " + id});
+  CHECK(findings_of(o.lldp, true) == findings_of(o.probes, true));
+}
+
+TEST_CASE("verify/lldp: a dark cable is missing to LLDP too") {
+  if (!lldpd_usable()) return;
+  LldpLab lab;
+  lab.at("host-p0-s00-h003", "nic1p2", "fault") = "down";
+  const std::string id = lab.at("host-p0-s00-h003", "nic1p2", "cable_id");
+  auto o = run(lab, 1);
+  INFO(o.lldp.dump(2));
+  CHECK(findings_of(o.lldp, true) == std::multiset<std::string>{"missing " + id});
+  CHECK(findings_of(o.lldp, true) == findings_of(o.probes, true));
+}
+
+TEST_CASE("verify/lldp: one direction dropped: LLDP's one-way silence is unidirectional") {
+  if (!lldpd_usable()) return;
+  LldpLab lab;
+  lab.at("host-p0-s00-h004", "nic2p1", "fault") = "drop-a-z";  // the ToR hears nothing from the NIC
+  const std::string id = lab.at("host-p0-s00-h004", "nic2p1", "cable_id");
+  const std::string tor = lab.at("host-p0-s00-h004", "nic2p1", "z_device");
+  const std::string port = lab.at("host-p0-s00-h004", "nic2p1", "z_port");
+  auto o = run(lab, 1, {tor + ":" + port}, -1);
+  INFO(o.lldp.dump(2));
+  CHECK(findings_of(o.probes, true) == std::multiset<std::string>{"unidirectional " + id});
+  if (o.lldp["findings"].empty()) {
+    // The lab drops the direction in an nftables netdev ingress hook on the
+    // receiving port; lldpd's packet socket is handed each frame before
+    // that hook runs, so the ToR still hears the NIC. A broken fibre or
+    // optic stops the frames themselves; the unit tests cover that case
+    // with a captured dump (validator/lldp: one end not hearing the other).
+    WARN("skipped: the lab's one-way drop acts after lldpd's packet socket has the frame, so LLDP cannot see it here");
+    return;
+  }
+  CHECK(findings_of(o.lldp, true) == std::multiset<std::string>{"unidirectional " + id});
+  CHECK(findings_of(o.lldp, true) == findings_of(o.probes, true));
+  const auto& e = o.lldp["findings"][0]["evidence"][id];
+  CHECK(e["a_to_z"] == json({{"sent", 1}, {"received", 0}}));
+  CHECK(e["z_to_a"] == json({{"sent", 1}, {"received", 1}}));
+}
