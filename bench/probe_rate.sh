@@ -16,6 +16,10 @@ rate=${3:-30000}
 [ "$(id -u)" -eq 0 ] || { echo "probe_rate: needs root (network namespaces)" >&2; exit 3; }
 a=hpnbench-a-$$ b=hpnbench-b-$$
 work=$(mktemp -d)
+# The agents drop to nobody and write there; the key reaches them in the environment.
+chown nobody "$work"
+HPNCTL_PROBE_KEY=$("$hpnctl" probe key -o "$work/key" >/dev/null && cat "$work/key")
+export HPNCTL_PROBE_KEY
 cleanup() { ip netns del "$a" 2>/dev/null || true; ip netns del "$b" 2>/dev/null || true; rm -rf "$work"; }
 trap cleanup EXIT
 ip netns add "$a"
@@ -30,13 +34,13 @@ ip -n "$b" addr add fd00:b::2/64 dev p0 nodad
 ip -n "$a" link set p0 up
 ip -n "$b" link set p0 up
 sleep 1
-ip netns exec "$b" "$hpnctl" probe listen --interfaces p0 --device-name b --duration 120 \
+ip netns exec "$b" "$hpnctl" probe listen --interfaces p0 --device-name b --duration 120 --run bench --source-rate 0 \
   >"$work/listen.out" 2>&1 &
 listener=$!
 for _ in $(seq 50); do grep -q listening "$work/listen.out" 2>/dev/null && break; sleep 0.1; done
 start=$(date +%s.%N)
 ip netns exec "$a" "$hpnctl" probe send --from p0 --to b=fd00:b::2 --probes "$probes" \
-  --source-ports 20000-20255 --rate "$rate" --timeout 500 --retries 0 --device-name a -o "$work/obs.jsonl" \
+  --source-ports 20000-20255 --rate "$rate" --timeout 500 --retries 0 --device-name a --run bench -o "$work/obs.jsonl" \
   >"$work/send.out" 2>&1 || { cat "$work/send.out" >&2; exit 1; }
 end=$(date +%s.%N)
 kill "$listener" 2>/dev/null || true
