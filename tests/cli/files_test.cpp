@@ -1,0 +1,310 @@
+// Files hpnctl writes and reads: one output file written all or nothing
+// (blueprint/atomic_file.h), and one plan read by several hpnctl processes
+// at once, by a user who may not write it, and next to a writer.
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <thread>
+
+#include "blueprint/atomic_file.h"
+#include "test_util.h"
+
+namespace {
+
+using namespace hpn::test;
+
+std::vector<std::string> entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+int mode_of(const fs::path& path) {
+  struct stat st {};
+  REQUIRE(stat(path.c_str(), &st) == 0);
+  return static_cast<int>(st.st_mode & 07777);
+}
+
+// Runs a shell script, returning its exit status.
+int shell(const std::string& script) {
+  const int status = std::system(script.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string q(const fs::path& path) { return "'" + path.string() + "'"; }
+
+}  // namespace
+
+// --- write_file_atomic ---------------------------------------------------------
+
+TEST_CASE("files/atomic: a write replaces the file whole, with the mode asked for") {
+  TempDir dir;
+  const fs::path path = dir / "out.json";
+  write_file(path, "old\n");
+  const mode_t saved = umask(077);
+  auto st = hpn::write_file_atomic(path.string(), std::string("new\n"), 0644);
+  umask(saved);
+  REQUIRE(st.ok());
+  CHECK(read_file(path) == "new\n");
+  CHECK(mode_of(path) == 0644);  // not 0600, whatever the umask
+  CHECK(entries(dir.path()) == std::vector<std::string>{"out.json"});
+}
+
+TEST_CASE("files/atomic: a write that fails half-way leaves the old file and no temporary") {
+  TempDir dir;
+  const fs::path path = dir / "observations.jsonl";
+  const std::string old(10000, 'o');
+  write_file(path, old);
+  // A child limited to 64 KiB per file (RLIMIT_FSIZE; SIGXFSZ ignored, so
+  // write(2) fails with EFBIG) writes 1 MiB: the disk "fills" mid-file.
+  pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit limit {65536, 65536};
+    setrlimit(RLIMIT_FSIZE, &limit);
+    auto st = hpn::write_file_atomic(path.string(), [](std::ostream& out) {
+      for (int i = 0; i < 1 << 14; ++i) out << std::string(63, 'n') << '\n';
+    });
+    if (st.ok()) _exit(1);
+    _exit(st.error().message == path.string() + ": write failed: File too large" ? 0 : 2);
+  }
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  REQUIRE(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(read_file(path) == old);
+  CHECK(entries(dir.path()) == std::vector<std::string>{"observations.jsonl"});
+}
+
+TEST_CASE("files/atomic: a missing directory or a directory in the way is an error, nothing written") {
+  TempDir dir;
+  auto missing = hpn::write_file_atomic((dir / "nowhere" / "paths.json").string(), std::string("{}"));
+  REQUIRE_FALSE(missing.ok());
+  CHECK(missing.error().message == (dir / "nowhere" / "paths.json").string() + ": cannot write: No such file or directory");
+  fs::create_directory(dir / "taken");
+  write_file(dir / "taken" / "keep", "x");
+  auto taken = hpn::write_file_atomic((dir / "taken").string(), std::string("{}"));
+  REQUIRE_FALSE(taken.ok());
+  CHECK_THAT(taken.error().message, Catch::StartsWith((dir / "taken").string() + ": cannot replace: "));
+  CHECK(read_file(dir / "taken" / "keep") == "x");
+  CHECK(entries(dir.path()) == std::vector<std::string>{"taken"});
+}
+
+TEST_CASE("files/atomic: a symbolic link stays a link, a stream such as /dev/null is written as it is") {
+  TempDir dir;
+  fs::create_directory(dir / "real");
+  write_file(dir / "real" / "paths.json", "old");
+  fs::create_symlink("real/paths.json", dir / "paths.json");
+  REQUIRE(hpn::write_file_atomic((dir / "paths.json").string(), std::string("new")).ok());
+  CHECK(fs::is_symlink(dir / "paths.json"));
+  CHECK(read_file(dir / "real" / "paths.json") == "new");
+  CHECK(entries(dir / "real") == std::vector<std::string>{"paths.json"});
+  REQUIRE(hpn::write_file_atomic("/dev/null", std::string("discarded")).ok());
+  struct stat st {};
+  REQUIRE(stat("/dev/null", &st) == 0);
+  CHECK(S_ISCHR(st.st_mode));
+}
+
+TEST_CASE("files/atomic: the temporary of a killed writer is removed by the next write, a live one's kept") {
+  TempDir dir;
+  pid_t gone = fork();
+  REQUIRE(gone >= 0);
+  if (gone == 0) _exit(0);
+  REQUIRE(waitpid(gone, nullptr, 0) == gone);
+  write_file(dir / (".out.json.tmp-" + std::to_string(gone) + "-0"), "half");
+  write_file(dir / ".out.json.tmp-1-0", "pid 1 is alive");
+  REQUIRE(hpn::write_file_atomic((dir / "out.json").string(), std::string("{}\n")).ok());
+  CHECK(entries(dir.path()) == std::vector<std::string>{".out.json.tmp-1-0", "out.json"});
+}
+
+TEST_CASE("files/atomic: a reader never sees part of a file being rewritten") {
+  TempDir dir;
+  const fs::path path = dir / "paths.json";
+  const std::string a(1 << 20, 'a'), b(3 << 19, 'b');
+  REQUIRE(hpn::write_file_atomic(path.string(), a).ok());
+  std::atomic<bool> done{false};
+  std::atomic<int> failed{0};
+  std::thread writer([&] {  // no Catch2 assertion off the main thread
+    for (int i = 0; i < 40; ++i) failed += !hpn::write_file_atomic(path.string(), i % 2 ? a : b).ok();
+    done = true;
+  });
+  int reads = 0, torn = 0;
+  while (!done) {
+    const std::string seen = read_file(path);
+    ++reads;
+    if (seen != a && seen != b) ++torn;
+  }
+  writer.join();
+  CHECK(failed == 0);
+  CHECK(reads > 0);
+  CHECK(torn == 0);
+}
+
+// --- hpnctl processes on one plan ------------------------------------------------
+
+namespace {
+
+struct LabPlan {
+  TempDir dir;
+  fs::path plan() const { return dir / "plan"; }
+};
+
+void plan_lab(const LabPlan& p) {
+  RunResult r = run_hpnctl("plan '" + source_path("examples/lab-pod.yaml").string() + "' -o " + q(p.plan()) + " -q",
+                           p.dir.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+}
+
+// The commands run at once, each with the output it gives alone.
+struct Reader {
+  std::string args;
+  int exit_code;
+  std::string out;
+};
+
+std::vector<Reader> readers_of(const LabPlan& p) {
+  write_file(p.dir / "none.jsonl", "");
+  std::vector<Reader> readers{
+      {"devices --blueprint " + q(p.plan()) + " --format csv", 0, ""},
+      {"cable tor-p0-s00-r1a --blueprint " + q(p.plan()) + " --format json", 0, ""},
+      {"verify --blueprint " + q(p.plan()) + " " + q(p.dir / "none.jsonl") + " --format json", 0, ""},
+  };
+  for (auto& r : readers) {
+    RunResult alone = run_hpnctl(r.args, p.dir.path());
+    INFO(r.args << ": " << alone.err);
+    REQUIRE((alone.exit_code == 0 || alone.exit_code == 1));
+    REQUIRE(alone.out.size() > 100);
+    r.exit_code = alone.exit_code;
+    r.out = alone.out;
+  }
+  return readers;
+}
+
+// Each reader `rounds` times in its own loop, all loops at once; every run's
+// status and stdout kept as N.rc, N.out in dir/runs-K/.
+void run_together(const LabPlan& p, const std::vector<Reader>& readers, int rounds) {
+  std::string script = "cd " + q(p.dir.path()) + " && ";
+  for (size_t k = 0; k < readers.size(); ++k) {
+    const fs::path runs = p.dir / ("runs-" + std::to_string(k));
+    fs::create_directories(runs);
+    script += "( for i in $(seq " + std::to_string(rounds) + "); do '" + std::string(HPNCTL_BINARY) + "' " +
+              readers[k].args + " >" + q(runs) + "/$i.out 2>" + q(runs) + "/$i.err; echo $? >" + q(runs) +
+              "/$i.rc; done ) & ";
+  }
+  script += "wait";
+  REQUIRE(shell(script) == 0);
+}
+
+void check_runs(const LabPlan& p, const std::vector<Reader>& readers, int rounds) {
+  for (size_t k = 0; k < readers.size(); ++k) {
+    const fs::path runs = p.dir / ("runs-" + std::to_string(k));
+    int same = 0;
+    for (int i = 1; i <= rounds; ++i) {
+      const std::string n = std::to_string(i);
+      INFO(readers[k].args << " run " << n << ": " << read_file(runs / (n + ".err")));
+      CHECK(read_file(runs / (n + ".rc")) == std::to_string(readers[k].exit_code) + "\n");
+      same += read_file(runs / (n + ".out")) == readers[k].out;
+    }
+    CHECK(same == rounds);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("files/concurrent: devices, cable and verify read one plan at once, each as it reads alone") {
+  LabPlan p;
+  plan_lab(p);
+  const auto before = entries(p.plan());
+  const auto readers = readers_of(p);
+  run_together(p, readers, 25);
+  check_runs(p, readers, 25);
+  // Readers take no locks and leave nothing: no -wal, no -shm.
+  CHECK(entries(p.plan()) == before);
+}
+
+TEST_CASE("files/concurrent: readers next to a writer working on the plan in place") {
+  LabPlan p;
+  plan_lab(p);
+  const auto readers = readers_of(p);
+  // A writer (python3's sqlite3, the system library) keeps the database
+  // open in WAL mode and commits a change to a row of its own every few
+  // milliseconds until told to stop. The readers must neither fail on its
+  // locks nor see anything but the plan.
+  const fs::path stop = p.dir / "stop";
+  write_file(p.dir / "writer.py",
+             "import os, sqlite3, sys, time\n"
+             "db = sqlite3.connect(sys.argv[1], timeout=5, isolation_level=None)\n"
+             "db.execute('INSERT INTO meta VALUES (\"note\", \"0\")')\n"
+             "open(sys.argv[3], 'w').close()\n"
+             "n = 0\n"
+             "while not os.path.exists(sys.argv[2]):\n"
+             "    n += 1\n"
+             "    db.execute('BEGIN IMMEDIATE')\n"
+             "    db.execute('UPDATE meta SET value = ? WHERE key = \"note\"', (str(n),))\n"
+             "    db.execute('COMMIT')\n"
+             "    time.sleep(0.002)\n"
+             "print(n)\n");
+  const fs::path ready = p.dir / "ready";
+  const std::string writer = "/usr/bin/python3 " + q(p.dir / "writer.py") + " " + q(p.plan() / "blueprint.db") + " " +
+                             q(stop) + " " + q(ready) + " >" + q(p.dir / "writes") + " 2>" + q(p.dir / "writer.err");
+  REQUIRE(shell("( " + writer + " ) & echo $! >" + q(p.dir / "writer.pid")) == 0);
+  for (int i = 0; i < 500 && !fs::exists(ready); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  REQUIRE(fs::exists(ready));
+  CHECK(fs::exists(p.plan() / "blueprint.db-wal"));
+  run_together(p, readers, 15);
+  write_file(stop, "");
+  REQUIRE(shell("while kill -0 $(cat " + q(p.dir / "writer.pid") + ") 2>/dev/null; do sleep 0.05; done") == 0);
+  INFO("writer: " << read_file(p.dir / "writer.err"));
+  CHECK(std::stoi("0" + read_file(p.dir / "writes")) > 10);
+  check_runs(p, readers, 15);
+}
+
+TEST_CASE("files/readonly: a user who may not write the plan's directory queries it") {
+  LabPlan p;
+  plan_lab(p);
+  RunResult alone = run_hpnctl("devices --blueprint " + q(p.plan()) + " --format csv", p.dir.path());
+  REQUIRE(alone.exit_code == 0);
+  // The binary is copied where that user can run it; the plan is read-only for all.
+  fs::copy_file(HPNCTL_BINARY, p.dir / "hpnctl");
+  fs::permissions(p.dir.path(), fs::perms(0755), fs::perm_options::replace);
+  fs::permissions(p.plan(), fs::perms(0555), fs::perm_options::replace);
+  const std::string as_user = geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  const std::string script = "cd / && " + as_user + q(p.dir / "hpnctl") + " devices --blueprint " + q(p.plan()) +
+                             " --format csv >" + q(p.dir / "ro.out") + " 2>" + q(p.dir / "ro.err");
+  const int rc = shell(script);
+  fs::permissions(p.plan(), fs::perms(0755), fs::perm_options::replace);
+  INFO(read_file(p.dir / "ro.err"));
+  CHECK(rc == 0);
+  CHECK(read_file(p.dir / "ro.out") == alone.out);
+  CHECK_FALSE(fs::exists(p.plan() / "blueprint.db-shm"));
+}
+
+TEST_CASE("files/cli: verify --paths-out into a missing directory exits 2 and writes nothing") {
+  LabPlan p;
+  plan_lab(p);
+  write_file(p.dir / "none.jsonl", "");
+  RunResult r = run_hpnctl("verify --blueprint " + q(p.plan()) + " " + q(p.dir / "none.jsonl") + " --paths-out " +
+                               q(p.dir / "nowhere" / "paths.json"),
+                           p.dir.path());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err == "hpnctl: cannot write the disjoint paths: " + (p.dir / "nowhere" / "paths.json").string() +
+                     ": cannot write: No such file or directory\n");
+  CHECK_FALSE(fs::exists(p.dir / "nowhere"));
+  // Into an existing directory it is written, and replaces an older file.
+  write_file(p.dir / "paths.json", "older");
+  RunResult ok = run_hpnctl("verify --blueprint " + q(p.plan()) + " " + q(p.dir / "none.jsonl") + " --paths-out " +
+                                q(p.dir / "paths.json"),
+                            p.dir.path());
+  CHECK((ok.exit_code == 0 || ok.exit_code == 1));
+  CHECK(read_file(p.dir / "paths.json") != "older");
+  CHECK(read_file(p.dir / "paths.json").front() == '{');
+}
