@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <fstream>
@@ -169,6 +170,65 @@ Status check_header(const std::string& path) {
   return {};
 }
 
+// A file: URI for `path`: the characters URIs give a meaning are escaped.
+std::string sqlite_uri(const std::string& path, std::string_view query) {
+  std::string uri = "file:";
+  for (unsigned char c : path) {
+    if (c == '%' || c == '?' || c == '#' || c < 0x21 || c >= 0x7f) {
+      uri += fmt::format("%{:02X}", c);
+    } else {
+      uri += static_cast<char>(c);
+    }
+  }
+  return uri + "?" + std::string(query);
+}
+
+bool is_corrupt(const sql::Db& db) {
+  const int code = sqlite3_errcode(db.raw());
+  return code == SQLITE_CORRUPT || code == SQLITE_NOTADB;
+}
+
+// Every table and view of this build's schema, with every column, must be
+// in the file: a file that lost one fails here with its name, not halfway
+// through a command. The expected columns come from the embedded schema
+// itself, created in an in-memory database.
+Status check_tables(const sql::Db& db, const std::string& path) {
+  auto reference = sql::Db::open(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY);
+  if (!reference) return reference.error();
+  if (auto st = reference->exec(std::string(embedded::blueprint_sql)); !st) {
+    return Error{"internal error: schemas/blueprint.sql: " + st.error().message};
+  }
+  auto columns_of = [](const sql::Db& d, const std::string& table) {
+    std::vector<std::string> columns;
+    sql::Stmt s(d, "SELECT name FROM pragma_table_info(?) ORDER BY cid");
+    s.bind(1, table);
+    while (s.ok() && s.step()) columns.push_back(s.text(0));
+    return columns;
+  };
+  sql::Stmt tables(reference.value(),
+                   "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY rowid");
+  while (tables.step()) {
+    const std::string name = tables.text(0), type = tables.text(1);
+    sql::Stmt present(db, "SELECT 1 FROM sqlite_schema WHERE name = ? AND type = ?");
+    present.bind(1, name).bind(2, type);
+    if (!present.ok() || !present.step()) {
+      if (present.failed() || !present.ok()) {
+        return Error{fmt::format("{}: unreadable database: {}", path, db.last_error())};
+      }
+      return Error{fmt::format("{}: not a complete blueprint: {} '{}' is missing", path, type, name)};
+    }
+    const std::vector<std::string> have = columns_of(db, name);
+    for (const auto& column : columns_of(reference.value(), name)) {
+      if (std::find(have.begin(), have.end(), column) == have.end()) {
+        if (is_corrupt(db)) return Error{fmt::format("{}: corrupt database: {}", path, db.last_error())};
+        return Error{fmt::format("{}: not a complete blueprint: {} '{}' has no column '{}'", path, type,
+                                 name, column)};
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Status write_blueprint_db(const Blueprint& bp, const std::string& path) {
@@ -188,10 +248,12 @@ Status write_blueprint_db(const Blueprint& bp, const std::string& path) {
   for (auto step : {indexes, std::string_view("COMMIT")}) {
     if (auto st = db.exec(step); !st) return Error{"writing blueprint: " + st.error().message};
   }
-  // A plan is written once and then read: the default rollback journal lets
-  // read-only users open it without creating -wal/-shm files beside it (a
-  // WAL database cannot be opened where the reader may not write).
-  std::string tail = fmt::format("PRAGMA user_version={}; PRAGMA journal_mode=DELETE;",
+  // The file leaves here in WAL mode (header bytes 18-19 = 2), so that a
+  // writer working on it in place never blocks its readers nor they it. No
+  // -wal or -shm file is left beside it: in exclusive locking mode the WAL
+  // index lives in memory, and the close checkpoints and deletes the WAL.
+  // How readers open it is in BlueprintStore::open.
+  std::string tail = fmt::format("PRAGMA user_version={}; PRAGMA journal_mode=WAL;",
                                  kBlueprintSchemaVersion);
   if (auto st = db.exec(tail); !st) return Error{"writing blueprint: " + st.error().message};
   return {};
@@ -204,28 +266,48 @@ Result<BlueprintStore> BlueprintStore::open(const std::string& dir) {
   if (stat(path.c_str(), &st) != 0) {
     return Error{fmt::format("{}: no blueprint here (run `hpnctl plan -o {}` first)", path, dir)};
   }
+  if (!S_ISREG(st.st_mode)) return Error{fmt::format("{}: not a regular file, not a blueprint database", path)};
   if (auto h = check_header(path); !h) return h.error();
-  auto opened = sql::Db::open(path, SQLITE_OPEN_READONLY);
-  if (!opened) return opened.error();
+  // hpnctl never changes a committed blueprint.db in place (a re-plan swaps
+  // in a new directory), so it is read as immutable: no locks, no -shm or
+  // -wal files created beside it, and a user who may not write the
+  // directory (a root-owned plan, a read-only mount) reads it as well as
+  // root does. Only when a -wal file is there has something written it in
+  // place (or died doing so): then SQLite's locking and WAL recovery are
+  // needed, with a busy timeout so a concurrent writer's checkpoint is
+  // waited for, not reported.
+  struct stat wal {};
+  const bool in_place_writer = stat((path + "-wal").c_str(), &wal) == 0;
+  const std::string uri = sqlite_uri(path, in_place_writer ? "mode=ro" : "immutable=1");
+  auto opened = sql::Db::open(uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI);
+  if (!opened) {
+    return Error{fmt::format("{}: cannot open: {}", path, opened.error().message.substr(uri.size() + 2))};
+  }
   BlueprintStore store;
   store.path_ = path;
   store.db_ = std::move(opened.value());
-  sqlite3_busy_timeout(store.db_.raw(), 5000);
+  sqlite3_busy_timeout(store.db_.raw(), kBlueprintBusyTimeoutMs);
 
   sql::Stmt version(store.db_, "PRAGMA user_version");
   if (!version.ok() || !version.step()) {
     return Error{fmt::format("{}: unreadable database: {}", path, store.db_.last_error())};
   }
+  // The meta table and its format record are kept in every schema version,
+  // so a blueprint is told from another SQLite file before versions matter.
   auto format = store.meta("format");
   if (!format || format.value() != kBlueprintFormat) {
+    if (!format && is_corrupt(store.db_)) {
+      return Error{fmt::format("{}: corrupt database: {}", path, store.db_.last_error())};
+    }
     return Error{fmt::format("{}: not an hpnctl blueprint (no '{}' format record)", path,
                              kBlueprintFormat)};
   }
   if (version.integer(0) != kBlueprintSchemaVersion) {
-    return Error{fmt::format("{}: blueprint schema version {}, this hpnctl reads version {}; "
-                             "re-run `hpnctl plan` with this version",
+    return Error{fmt::format("{} was written by schema version {}; this hpnctl reads version {}: "
+                             "re-run hpnctl plan",
                              path, version.integer(0), kBlueprintSchemaVersion)};
   }
+  if (auto complete = check_tables(store.db_, path); !complete) return complete.error();
   return store;
 }
 

@@ -13,6 +13,9 @@ namespace hpn {
 
 inline constexpr int kBlueprintSchemaVersion = 1;
 inline constexpr const char* kBlueprintFormat = "hpnctl-blueprint";
+// How long a reader waits for a lock held by a writer of the same file
+// (only files written in place take locks; see BlueprintStore::open).
+inline constexpr int kBlueprintBusyTimeoutMs = 5000;
 
 // Writes `bp` into a new database file at `path` (which must not exist).
 Status write_blueprint_db(const Blueprint& bp, const std::string& path);

@@ -34,6 +34,7 @@ bool need_root(const char* command) {
 struct UpOptions {
   std::string blueprint = "hpn-plan";
   std::optional<std::string> wiring;
+  int loss = 0;  // percent, every cable both ways
 };
 
 int run_up(const UpOptions& o) {
@@ -54,6 +55,7 @@ int run_up(const UpOptions& o) {
   } else {
     request.wiring = lab::planned_wiring(*bp);
   }
+  request.wiring.loss_percent = o.loss;
   if (auto size = lab::check_lab_size(*bp, request.wiring); !size) return fail(kInputError, size.error().message);
   if (!need_root("up")) return kEnvironmentError;
   const bool progress = isatty(STDERR_FILENO);
@@ -66,10 +68,11 @@ int run_up(const UpOptions& o) {
   size_t ports = 0;
   for (const auto& d : state->devices) ports += d.ports.size();
   std::cout << fmt::format(
-      "lab {} is up: {} namespaces ({}*), {} cables, wired {}\n"
+      "lab {} is up: {} namespaces ({}*), {} cables, wired {}{}\n"
       "'hpnctl lab status' lists devices and ports, 'hpnctl lab down' removes the lab\n",
       state->id, state->namespaces.size(), state->prefix, ports / 2,
-      o.wiring ? "by " + *o.wiring : "as planned");
+      o.wiring ? "by " + *o.wiring : "as planned",
+      o.loss > 0 ? fmt::format(", {}% random loss on every cable both ways", o.loss) : "");
   return kOk;
 }
 
@@ -172,6 +175,8 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
   auto* up_cmd = lab->add_subcommand("up", "Build the lab from a plan and its actual wiring");
   up_cmd->add_option("--blueprint", up->blueprint, "Plan directory")->capture_default_str();
   up_cmd->add_option("--wiring", up->wiring, "Wiring file (cabling.csv columns, optional fault column)");
+  up_cmd->add_option("--loss", up->loss, "Random loss (percent) on every cable, both directions")
+      ->check(CLI::Range(0, lab::kMaxBackgroundLoss))->capture_default_str();
   up_cmd->callback([up, &exit_code] { exit_code = run_up(*up); });
 
   auto* down_cmd = lab->add_subcommand("down", "Remove everything the lab made");

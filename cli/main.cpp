@@ -5,14 +5,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <vector>
 
+#include "cli/completion.h"
 #include "cli/exit.h"
+#include "cli/export_command.h"
+#include "cli/host_command.h"
 #include "cli/lab_command.h"
 #include "cli/plan_command.h"
 #include "cli/probe_command.h"
 #include "cli/profile_command.h"
+#include "cli/progress.h"
 #include "cli/query_command.h"
 #include "cli/verify_command.h"
 #include "planner/diagnostics.h"
@@ -25,6 +30,9 @@ int main(int argc, char** argv) {
   app.footer("Exit status: 0 ok, 1 findings, 2 usage or input error, 3 environment error.\n"
              "See hpnctl(1) and hpn-pod.yaml(5).");
 
+  // Global --quiet / --verbose, before the commands: they inherit passing them up.
+  add_verbosity_flags(app);
+
   // The command table, in the order `hpnctl --help` lists it.
   int exit_code = -1;
   add_plan_commands(app, exit_code);
@@ -33,6 +41,9 @@ int main(int argc, char** argv) {
   add_lab_commands(app, exit_code);
   add_probe_commands(app, exit_code);
   add_profile_command(app, exit_code);
+  add_export_command(app, exit_code);
+  add_host_commands(app, exit_code);
+  add_completion_command(app, exit_code);  // last: it walks the whole table
 
   // "did you mean" for a mistyped command, before CLI11's generic message.
   if (argc > 1 && argv[1][0] != '-') {
@@ -45,8 +56,10 @@ int main(int argc, char** argv) {
     }
   }
 
+  const auto started = std::chrono::steady_clock::now();
   try {
     app.parse(argc, argv);
+    report_command_time(app, started);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -6,15 +6,20 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <filesystem>
 #include <iostream>
 #include <memory>
-#include <random>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "probe/agent_listener.h"
 #include "probe/agent_output.h"
 #include "probe/agent_sender.h"
 #include "probe/agent_trace.h"
+#include "probe/authenticated_network.h"
+#include "probe/privilege.h"
+#include "probe/probe_auth.h"
+#include "probe/probe_key.h"
 #include "probe/socket_udp.h"
 
 namespace hpn::cli {
@@ -74,8 +79,65 @@ hpn::Result<probe::PortNames> port_names(Naming& n) {
   return names;
 }
 
+// What makes the agent trust nothing (probe_auth.h, privilege.h): the key
+// (a file or the environment, never an argument), the user it drops to.
+struct Trust {
+  std::string key_file;
+  std::string key_on_argv;  // only to refuse it with a useful message
+  std::string user = "nobody";
+  std::string format = "text";
+};
+
+void add_trust(CLI::App* cmd, Trust& t) {
+  cmd->add_option("--key-file", t.key_file,
+                  "File with the probe key in hex, mode 0600 (default: the HPNCTL_PROBE_KEY environment variable)");
+  cmd->add_option("--user", t.user, "Unprivileged user to switch to once the sockets are open (keeps CAP_NET_RAW)")
+      ->capture_default_str();
+  cmd->add_option("--format", t.format, "Summary on stdout: text or json")
+      ->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  // Not an option: a key given on the command line is refused (hidden from --help).
+  cmd->add_option("--key", t.key_on_argv)->group("");
+}
+
+hpn::Result<probe::ProbeKey> load_key(const Trust& t) {
+  if (!t.key_on_argv.empty()) {
+    return Error{"--key: the probe key is never taken from the command line, where every user of the host can read "
+                 "it; give --key-file FILE (mode 0600) or the HPNCTL_PROBE_KEY environment variable"};
+  }
+  return probe::load_probe_key(t.key_file);
+}
+
+// Sockets open, the key read: from here the agent runs as `user` with
+// CAP_NET_RAW alone, so an output file must go where that user may write.
+hpn::Status drop_and_check_output(const Trust& t, const std::string& output) {
+  auto dropped = probe::drop_privileges(t.user);
+  if (!dropped) return dropped.error();
+  if (output.empty()) return {};
+  std::filesystem::path dir = std::filesystem::path(output).parent_path();
+  if (dir.empty()) dir = ".";
+  if (access(dir.c_str(), W_OK | X_OK) != 0) {
+    return Error{fmt::format("-o {}: directory {} is not writable by user {}, which the agent runs as once its "
+                             "sockets are open (see --user)",
+                             output, dir.string(), dropped->user.empty() ? std::to_string(getuid()) : dropped->user)};
+  }
+  return {};
+}
+
+nlohmann::json rejected_json(const probe::AuthCounts& a) {
+  return {{"bad_length", a.bad_length}, {"bad_hmac", a.bad_hmac}, {"wrong_run", a.wrong_run},
+          {"replay", a.replay}, {"rate_limited", a.rate_limited}};
+}
+
+std::string rejected_text(const probe::AuthCounts& a) {
+  return fmt::format("rejected: bad length {}, bad hmac {}, wrong run {}, replay {}, rate limited {}", a.bad_length,
+                     a.bad_hmac, a.wrong_run, a.replay, a.rate_limited);
+}
+
 struct ListenArgs {
   Naming naming;
+  Trust trust;
+  std::string run;
+  double source_rate = 20000;
   double duration_s = 0;
   std::string interfaces;
   std::string output;
@@ -84,6 +146,13 @@ struct ListenArgs {
 int run_listen(ListenArgs& a) {
   auto names = port_names(a.naming);
   if (!names) return fail(kInputError, names.error().message);
+  auto key = load_key(a.trust);
+  if (!key) return fail(kInputError, key.error().message);
+  probe::GuardOptions guarding;
+  guarding.run_id = probe::run_id_of(a.run);
+  guarding.source_rate = a.source_rate;
+  auto guard = probe::ProbeGuard::create(key.value(), guarding);
+  if (!guard) return fail(kEnvironmentError, guard.error().message);
   probe::ListenerOptions o;
   o.udp_port = static_cast<std::uint16_t>(a.naming.udp_port);
   o.port_names = std::move(names.value());
@@ -96,9 +165,11 @@ int run_listen(ListenArgs& a) {
   }
   probe::UdpNetwork network(probe::probe_hop_by_hop(static_cast<std::uint16_t>(a.naming.ioam_namespace)));
   if (auto s = probe::open_listener(o, network); !s) return fail(kEnvironmentError, s.error().message);
+  if (auto s = drop_and_check_output(a.trust, a.output); !s) return fail(kEnvironmentError, s.error().message);
   install_signal_handlers();
   // Scripts wait for this line before they send.
-  std::cerr << fmt::format("hpnctl: listening on {} port {}\n", fmt::join(o.interfaces, ", "), o.udp_port)
+  std::cerr << fmt::format("hpnctl: listening on {} port {} (run {:016x}, pid {})\n", fmt::join(o.interfaces, ", "),
+                           o.udp_port, guarding.run_id, getpid())
             << std::flush;
   std::vector<probe::Observation> seen;
   if (!a.output.empty()) {
@@ -107,35 +178,54 @@ int run_listen(ListenArgs& a) {
     o.record = [&](const probe::Observation& obs) { seen.push_back(obs); };
   }
   probe::SystemClock clock;
-  const auto c = probe::run_listener(o, network, clock, stop_requested);
+  probe::AuthenticatedNetwork authenticated(network, *guard.value(), clock);
+  const auto c = probe::run_listener(o, authenticated, clock, stop_requested);
   if (!a.output.empty()) {
     if (auto s = probe::write_observation_file(a.output, seen); !s) return fail(kEnvironmentError, s.error().message);
   }
+  const auto& r = guard.value()->counts();
+  if (a.trust.format == "json") {
+    const nlohmann::json j = {
+        {"run", fmt::format("{:016x}", guarding.run_id)},
+        {"datagrams", r.accepted + r.rejected()},
+        {"received", c.received},
+        {"answered", c.answered},
+        {"send_errors", c.send_errors},
+        {"ignored", {{"foreign", c.foreign}, {"unknown_version", c.unknown_version}, {"not_a_probe", c.not_a_probe},
+                     {"malformed", c.malformed}, {"without_trace", c.without_trace}}},
+        {"rejected", rejected_json(r)},
+        {"senders_tracked", guard.value()->senders_tracked()},
+        {"senders_forgotten", r.senders_forgotten}};
+    std::cout << j.dump() << '\n';
+    return kOk;
+  }
   std::cout << fmt::format(
       "received {}, answered {}, send errors {}; ignored: foreign {}, unknown version {}, not a probe {}, "
-      "malformed {}, without trace {}\n",
+      "malformed {}, without trace {}; {}\n",
       c.received, c.answered, c.send_errors, c.foreign, c.unknown_version, c.not_a_probe, c.malformed,
-      c.without_trace);
+      c.without_trace, rejected_text(r));
   return kOk;
 }
 
 struct SendArgs {
   Naming naming;
+  Trust trust;
   std::string from, to, source_ports = "49152-49167", run, output;
   unsigned probes = 16, rate = 1000, timeout_ms = 500, retries = 2;
 };
 
-std::string random_run_id() {
-  std::random_device random;
-  const std::uint64_t v = (static_cast<std::uint64_t>(random()) << 32) | random();
-  return fmt::format("{:016x}", v);
-}
-
 int run_send(SendArgs& a) {
   auto names = port_names(a.naming);
   if (!names) return fail(kInputError, names.error().message);
+  auto key = load_key(a.trust);
+  if (!key) return fail(kInputError, key.error().message);
   probe::SenderOptions o;
-  o.run = a.run.empty() ? random_run_id() : a.run;
+  if (a.run.empty()) {
+    auto random = probe::random_hex(8);
+    if (!random) return fail(kEnvironmentError, random.error().message);
+    a.run = *random;
+  }
+  o.run = a.run;
   o.device = a.naming.device;
   o.probes = a.probes;
   o.rate = a.rate;
@@ -158,24 +248,46 @@ int run_send(SendArgs& a) {
   }
   o.port_names = std::move(names.value());
   if (auto s = probe::check_sender_options(o); !s) return fail(kInputError, s.error().message);
+  // A listener answers each attempt once: replies from one source faster
+  // than twice this sender's own rate are not answers.
+  probe::GuardOptions guarding;
+  guarding.run_id = probe::run_id_of(o.run);
+  guarding.source_rate = 2.0 * o.rate;
+  auto guard = probe::ProbeGuard::create(key.value(), guarding);
+  if (!guard) return fail(kEnvironmentError, guard.error().message);
   probe::UdpNetwork network(probe::probe_hop_by_hop(o.ioam_namespace));
   if (auto s = probe::open_sender(o, network); !s) return fail(kEnvironmentError, s.error().message);
+  if (auto s = drop_and_check_output(a.trust, a.output); !s) return fail(kEnvironmentError, s.error().message);
   install_signal_handlers();
   std::cerr << fmt::format("hpnctl: run {}: {} probes from {} port(s) to {} host(s), done within {:.1f} s\n", o.run,
                            o.probes * o.ports.size() * o.destinations.size(), o.ports.size(),
                            o.destinations.size(), static_cast<double>(probe::sender_budget_ns(o)) / 1e9);
   probe::SystemClock clock;
-  const auto result = probe::run_sender(o, network, clock, stop_requested);
+  probe::AuthenticatedNetwork authenticated(network, *guard.value(), clock);
+  const auto result = probe::run_sender(o, authenticated, clock, stop_requested);
   if (auto s = probe::write_observation_file(a.output, result.observations); !s) {
     return fail(kEnvironmentError, s.error().message);
   }
   const auto& c = result.counts;
-  std::cout << fmt::format(
-      "run {}: {} probes, {} answered ({} late), {} lost, {} unsent, {} abandoned; {} datagrams sent, {} retries, "
-      "{} send errors; {} unreadable traces; ignored: foreign {}, other run {}, unexpected {}, duplicate {}; "
-      "{} observations in {}\n",
-      o.run, c.probes, c.answered, c.late, c.lost, c.unsent, c.abandoned, c.sent, c.retries, c.send_errors,
-      c.bad_traces, c.foreign, c.other_run, c.unexpected, c.duplicates, result.observations.size(), a.output);
+  const auto& r = guard.value()->counts();
+  if (a.trust.format == "json") {
+    const nlohmann::json j = {
+        {"run", o.run}, {"probes", c.probes}, {"answered", c.answered}, {"late", c.late}, {"lost", c.lost},
+        {"unsent", c.unsent}, {"abandoned", c.abandoned}, {"sent", c.sent}, {"retries", c.retries},
+        {"send_errors", c.send_errors}, {"unreadable_traces", c.bad_traces},
+        {"ignored", {{"foreign", c.foreign}, {"other_run", c.other_run}, {"unexpected", c.unexpected},
+                     {"duplicate", c.duplicates}}},
+        {"rejected", rejected_json(r)}, {"observations", result.observations.size()}, {"output", a.output}};
+    std::cout << j.dump() << '\n';
+  } else {
+    std::cout << fmt::format(
+        "run {}: {} probes, {} answered ({} late), {} lost, {} unsent, {} abandoned; {} datagrams sent, {} retries, "
+        "{} send errors; {} unreadable traces; ignored: foreign {}, other run {}, unexpected {}, duplicate {}; "
+        "{}; {} observations in {}\n",
+        o.run, c.probes, c.answered, c.late, c.lost, c.unsent, c.abandoned, c.sent, c.retries, c.send_errors,
+        c.bad_traces, c.foreign, c.other_run, c.unexpected, c.duplicates, rejected_text(r),
+        result.observations.size(), a.output);
+  }
   if (result.interrupted) return fail(kEnvironmentError, "interrupted: the run is incomplete");
   return kOk;
 }
@@ -189,6 +301,12 @@ void add_probe_commands(CLI::App& app, int& exit_code) {
   auto listen = std::make_shared<ListenArgs>();
   auto* listen_cmd = probe->add_subcommand("listen", "Answer probes with their trace, out of the port they came in on");
   add_naming(listen_cmd, listen->naming);
+  add_trust(listen_cmd, listen->trust);
+  listen_cmd->add_option("--run", listen->run, "The run to answer (as the senders' --run); probes of others are rejected")
+      ->required();
+  listen_cmd->add_option("--source-rate", listen->source_rate,
+                         "Authenticated datagrams per second taken from one source address; 0: no limit")
+      ->check(CLI::Range(0.0, 1e8))->capture_default_str();
   listen_cmd->add_option("--duration", listen->duration_s, "Seconds to run; 0: until SIGINT or SIGTERM")
       ->check(CLI::Range(0.0, 31536000.0))->capture_default_str();
   listen_cmd->add_option("--interfaces", listen->interfaces,
@@ -200,6 +318,7 @@ void add_probe_commands(CLI::App& app, int& exit_code) {
   auto send = std::make_shared<SendArgs>();
   auto* send_cmd = probe->add_subcommand("send", "Probe hosts out of chosen NIC ports; write observations");
   add_naming(send_cmd, send->naming);
+  add_trust(send_cmd, send->trust);
   send_cmd->add_option("--from", send->from, "Ports to send out of, PORT,... (interface or mapped port names)")
       ->required();
   send_cmd->add_option("--to", send->to, "Hosts to probe, HOST=ADDRESS,... (HOST as the blueprint names it)")
@@ -217,6 +336,14 @@ void add_probe_commands(CLI::App& app, int& exit_code) {
   send_cmd->add_option("-o,--output", send->output, "Observation file (JSON lines), replaced when the run ends")
       ->required();
   send_cmd->callback([send, &exit_code] { exit_code = run_send(*send); });
+
+  auto key_file = std::make_shared<std::string>();
+  auto* key_cmd = probe->add_subcommand("key", "Write a new random probe key (hex) to a file of mode 0600");
+  key_cmd->add_option("-o,--output", *key_file, "The key file, replaced atomically")->required();
+  key_cmd->callback([key_file, &exit_code] {
+    auto s = probe::write_new_probe_key(*key_file);
+    exit_code = s ? kOk : fail(kEnvironmentError, s.error().message);
+  });
 }
 
 }  // namespace hpn::cli

@@ -11,6 +11,7 @@
 
 #include "cli/exit.h"
 
+#include "blueprint/atomic_file.h"
 #include "blueprint/fabric_index.h"
 #include "blueprint/render.h"
 #include "blueprint/store.h"
@@ -18,6 +19,7 @@
 #include "probe/observation.h"
 #include "probe/probe_plan.h"
 #include "validator/diff.h"
+#include "validator/lldp.h"
 #include "validator/report.h"
 
 namespace hpn::cli {
@@ -29,12 +31,26 @@ struct VerifyOptions {
   std::string format = "table";
   std::vector<std::string> observations;
   int min_probes = 3;
+  int loss = 0;             // --lab: random loss on every cable of the lab, percent
+  double assume_loss = 10;  // per-cable loss, percent, the silence rule allows for
   bool lab = false;
   std::optional<std::string> wiring;
   std::string scope;
   std::optional<std::string> keep;
   std::optional<std::string> paths_out;
+  std::vector<std::string> lldp;  // DEVICE=FILE or DEVICE.json
+  std::string lldp_match = "description";
 };
+
+
+// When a silent direction is evidence (probe/silence.h): the loss assumed,
+// and the attempts behind each unanswered probe, known only for --lab's own.
+hpn::probe::SilenceRule silence_rule(const VerifyOptions& o) {
+  hpn::probe::SilenceRule rule;
+  rule.max_loss = o.assume_loss / 100;
+  rule.attempts = o.lab ? lab_probe_attempts() : 1;
+  return rule;
+}
 
 int run_verify(const VerifyOptions& o) {
   hpn::OutputFormat format;
@@ -43,29 +59,51 @@ int run_verify(const VerifyOptions& o) {
   if (!store) return fail(kInputError, store.error().message);
   auto bp = store->load();
   if (!bp) return fail(kInputError, bp.error().message);
+  hpn::validator::LldpMatch match;
+  if (!hpn::validator::parse_lldp_match(o.lldp_match, match)) {
+    return fail(kInputError, "--lldp-match must be description or port-id");
+  }
+  // The dumps are read before anything runs (a lab in particular): a bad
+  // one is an input error, never half a diff.
+  std::vector<hpn::validator::LldpDump> dumps;
+  for (const auto& argument : o.lldp) {
+    auto source = hpn::validator::parse_lldp_argument(argument);
+    if (!source) return fail(kInputError, source.error().message);
+    auto dump = hpn::validator::read_lldp_dump(source.value());
+    if (!dump) return fail_located(kInputError, dump.error().message);
+    dumps.push_back(std::move(dump.value()));
+  }
+  hpn::FabricIndex fabric(bp.value());
   std::vector<hpn::probe::Observation> all;
   if (o.lab) {
-    auto seen = hpn::cli::observe_lab(bp.value(), o.blueprint, o.wiring, o.scope, o.keep);
+    auto seen = hpn::cli::observe_lab(bp.value(), o.blueprint, o.wiring, o.scope, o.keep, o.loss,
+                                      silence_rule(o));
     if (!seen) return fail(kInputError, seen.error().message);
     all = std::move(seen.value());
-  } else if (o.observations.empty()) {
-    return fail(kInputError, "verify needs observation files, or --lab to probe a lab built from the plan");
+  } else if (o.observations.empty() && o.lldp.empty()) {
+    return fail(kInputError,
+                "verify needs observation files, --lldp neighbour dumps, or --lab to probe a lab built from the plan");
   }
   for (const auto& file : o.observations) {
     auto obs = hpn::probe::read_observation_file(file);
     if (!obs) return fail(kInputError, obs.error().message);
     all.insert(all.end(), std::make_move_iterator(obs->begin()), std::make_move_iterator(obs->end()));
   }
-  hpn::FabricIndex fabric(bp.value());
   hpn::validator::DiffOptions options;
   options.min_probes = o.min_probes;
-  auto report = hpn::validator::diff(fabric, hpn::validator::collect_witnesses(fabric, all), options);
+  options.silence = silence_rule(o);
+  auto witnesses = hpn::validator::collect_witnesses(fabric, all);
+  if (auto added = hpn::validator::add_lldp_witnesses(fabric, dumps, match, witnesses); !added) {
+    return fail_located(kInputError, added.error().message);
+  }
+  auto report = hpn::validator::diff(fabric, witnesses, options);
   hpn::validator::render_report(report, fabric, format, std::cout);
   if (o.paths_out) {
     // Per sender port and destination, the source ports whose paths are disjoint (HPN §5).
-    std::ofstream out(*o.paths_out);
-    out << hpn::probe::to_json(hpn::probe::learn_disjoint_paths(bp.value(), all));
-    if (!out) return fail(kInputError, fmt::format("{}: cannot write the disjoint paths", *o.paths_out));
+    auto paths = hpn::probe::to_json(hpn::probe::learn_disjoint_paths(bp.value(), all));
+    if (auto st = hpn::write_file_atomic(*o.paths_out, paths); !st) {
+      return fail(kInputError, "cannot write the disjoint paths: " + st.error().message);
+    }
   }
   return report.clean() ? kOk : kFindings;
 }
@@ -74,7 +112,8 @@ int run_verify(const VerifyOptions& o) {
 
 void add_verify_command(CLI::App& app, int& exit_code) {
   auto verify = std::make_shared<VerifyOptions>();
-  auto* verify_cmd = app.add_subcommand("verify", "Compare probe observations with the blueprint");
+  auto* verify_cmd =
+      app.add_subcommand("verify", "Compare probe observations and LLDP neighbour tables with the blueprint");
   verify_cmd->add_option("observations", verify->observations, "Observation files (JSON lines)");
   verify_cmd->add_flag("--lab", verify->lab,
                        "Bring up the lab from the plan (and --wiring), probe it, diff, take it down");
@@ -83,11 +122,22 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   verify_cmd->add_option("--keep-observations", verify->keep, "With --lab: also write the observations here");
   verify_cmd->add_option("--paths-out", verify->paths_out,
                          "Write per destination the source ports whose traced paths are disjoint");
+  verify_cmd->add_option("--lldp", verify->lldp,
+                         "`lldpcli -f json0 show neighbors details` dumps, each DEVICE=FILE or DEVICE.json");
+  verify_cmd->add_option("--lldp-match", verify->lldp_match,
+                         "Name a neighbour's port by its port description or its port ID: description or port-id")
+      ->capture_default_str();
   verify_cmd->add_option("--blueprint", verify->blueprint, "Plan directory")->capture_default_str();
   verify_cmd->add_option("--format", verify->format, "table, json or csv")->capture_default_str();
   verify_cmd->add_option("--min-probes", verify->min_probes,
                          "Probes a host cable's direction needs before silence counts as absence")
       ->check(CLI::Range(1, 1000))->capture_default_str();
+  verify_cmd->add_option("--assume-loss", verify->assume_loss,
+                         "Per-cable loss (percent) a silent direction must be beyond before it counts as "
+                         "broken; see hpnctl(1)")
+      ->check(CLI::Range(0.0, 50.0))->capture_default_str();
+  verify_cmd->add_option("--loss", verify->loss, "With --lab: random loss (percent) on every cable of the lab")
+      ->check(CLI::Range(0, hpn::lab::kMaxBackgroundLoss))->capture_default_str();
 
   verify_cmd->callback([verify, &exit_code] { exit_code = run_verify(*verify); });
 }

@@ -11,6 +11,7 @@
 #include "dataplane/lab.h"
 #include "dataplane/lab_verify.h"
 #include "dataplane/netlink_ops.h"
+#include "probe/agent_output.h"
 
 namespace hpn::cli {
 
@@ -19,7 +20,8 @@ namespace fs = std::filesystem;
 Result<std::vector<probe::Observation>> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
                                                     const std::optional<std::string>& wiring_file,
                                                     const std::string& scope,
-                                                    const std::optional<std::string>& keep) {
+                                                    const std::optional<std::string>& keep,
+                                                    int loss_percent, const probe::SilenceRule& silence) {
   if (geteuid() != 0) return Error{"verify --lab needs root (it builds a lab of network namespaces)"};
   lab::LabUpRequest request;
   request.blueprint = &bp;
@@ -32,6 +34,7 @@ Result<std::vector<probe::Observation>> observe_lab(const Blueprint& bp, const s
   } else {
     request.wiring = lab::planned_wiring(bp);
   }
+  request.wiring.loss_percent = loss_percent;
   if (auto size = lab::check_lab_size(bp, request.wiring); !size) return size.error();
 
   const bool tty = isatty(STDERR_FILENO);
@@ -61,17 +64,19 @@ Result<std::vector<probe::Observation>> observe_lab(const Blueprint& bp, const s
   options.hpnctl = std::string(self, static_cast<size_t>(n));
   options.work_dir = work;
   options.scope = scope;
+  options.plan.silence = silence;
+  options.plan.silence.attempts = lab_probe_attempts();
   auto seen = lab::probe_lab(bp, state.value(), lab::status_json(**status).dump(), options, progress);
   if (tty) std::cerr << "\r\033[K";
   std::error_code ec;
   fs::remove_all(work, ec);
   if (!seen) return seen.error();
   if (keep) {
-    std::ofstream out(*keep);
-    for (const auto& o : seen.value()) out << probe::to_json_line(o) << '\n';
-    if (!out) return Error{fmt::format("{}: cannot write the observations", *keep)};
+    if (auto st = probe::write_observation_file(*keep, seen.value()); !st) return st.error();
   }
   return seen;
 }
+
+int lab_probe_attempts() { return lab::LabProbeOptions{}.retries + 1; }
 
 }  // namespace hpn::cli

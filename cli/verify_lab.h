@@ -9,13 +9,24 @@
 
 #include "blueprint/model.h"
 #include "blueprint/result.h"
+#include "dataplane/wiring.h"
 #include "probe/observation.h"
+#include "probe/silence.h"
 
 namespace hpn::cli {
 
+// `loss_percent`: random loss on every cable of the lab (lab up --loss).
+// `silence`: the rule the diff will judge by; the probe plan's extra rounds
+// go on until each silent host-cable direction is past it (its `attempts`
+// are this lab's, lab_probe_attempts()).
 Result<std::vector<probe::Observation>> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
                                                     const std::optional<std::string>& wiring,
                                                     const std::string& scope,
-                                                    const std::optional<std::string>& keep);
+                                                    const std::optional<std::string>& keep,
+                                                    int loss_percent = 0,
+                                                    const probe::SilenceRule& silence = {});
+
+// The attempts each probe of verify --lab makes (its senders' retries + 1).
+int lab_probe_attempts();
 
 }  // namespace hpn::cli

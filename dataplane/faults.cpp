@@ -2,34 +2,66 @@
 
 #include <fmt/format.h>
 
+#include <map>
+#include <vector>
+
 namespace hpn::lab {
 
 bool stays_down(const LabLink& link) { return link.fault.kind == FaultKind::down; }
 
+namespace {
+
+std::string cable_name(const LabLink& link) { return link.cable_id.empty() ? "(extra)" : link.cable_id; }
+
+}  // namespace
+
 std::string fault_script(const LabTopology& t, int node) {
-  std::string chains;
+  // The rules of each receiving interface of this node, in wiring order.
+  std::map<std::string, std::vector<std::string>> rules;
+  std::vector<std::string> order;
+  auto add = [&](const std::string& ifname, std::string rule) {
+    auto [it, fresh] = rules.try_emplace(ifname);
+    if (fresh) order.push_back(ifname);
+    it->second.push_back(std::move(rule));
+  };
   for (const auto& link : t.links) {
-    if (link.fault.kind != FaultKind::drop && link.fault.kind != FaultKind::loss) continue;
-    // The receiving end of the broken direction.
-    const LabPort& rx = link.fault.direction == Direction::a_to_z ? link.z : link.a;
-    if (t.node_of(rx.device) != node) continue;
-    const std::string verdict =
-        link.fault.kind == FaultKind::drop
-            ? "drop"
-            : fmt::format("numgen random mod 100 < {} drop", link.fault.loss_percent);
+    if (stays_down(link)) continue;
+    if (link.fault.kind == FaultKind::drop || link.fault.kind == FaultKind::loss) {
+      // The receiving end of the broken direction.
+      const LabPort& rx = link.fault.direction == Direction::a_to_z ? link.z : link.a;
+      if (t.node_of(rx.device) == node) {
+        const std::string verdict =
+            link.fault.kind == FaultKind::drop
+                ? "counter drop"
+                : fmt::format("numgen random mod 100 < {} counter drop", link.fault.loss_percent);
+        add(rx.ifname, fmt::format("{} comment \"cable {} {}\"", verdict, cable_name(link), link.fault.to_string()));
+      }
+    }
+    // The background loss, drawn on its own after the cable's fault.
+    if (t.loss_percent <= 0) continue;
+    for (const LabPort* rx : {&link.a, &link.z}) {
+      if (t.node_of(rx->device) != node) continue;
+      add(rx->ifname, fmt::format("numgen random mod 100 < {} counter drop comment \"cable {} loss {}%\"",
+                                  t.loss_percent, cable_name(link), t.loss_percent));
+    }
+  }
+  if (order.empty()) return "";
+  std::string chains;
+  for (const auto& ifname : order) {
     // Interface names are [A-Za-z0-9_-] (interface_name()), valid in a chain
     // name once '-' is mapped; the device name is quoted anyway.
-    std::string chain = "in_" + rx.ifname;
+    std::string chain = "in_" + ifname;
     for (char& c : chain) c = c == '-' ? '_' : c;
+    // The first rule counts every arrival, so the counters give the rate
+    // each drop rule really achieved.
     chains += fmt::format(
         "  chain {} {{\n"
         "    type filter hook ingress device \"{}\" priority 0; policy accept;\n"
-        "    {} comment \"cable {} {}\"\n"
-        "  }}\n",
-        chain, rx.ifname, verdict, link.cable_id.empty() ? "(extra)" : link.cable_id,
-        link.fault.to_string());
+        "    counter comment \"arrived\"\n",
+        chain, ifname);
+    for (const auto& rule : rules[ifname]) chains += "    " + rule + "\n";
+    chains += "  }\n";
   }
-  if (chains.empty()) return "";
   return fmt::format("table netdev {} {{\n{}}}\n", kFaultTable, chains);
 }
 

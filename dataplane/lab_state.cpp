@@ -1,5 +1,7 @@
 #include "dataplane/lab_state.h"
 
+#include "blueprint/atomic_file.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -154,12 +156,7 @@ Result<bool> LabStateFile::create(const LabState& state) const {
 }
 
 Status LabStateFile::update(const LabState& state) const {
-  const std::string tmp = fmt::format("{}.{}.tmp", path_, getpid());
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Error{fmt::format("{}: {}", tmp, std::strerror(errno))};
-  if (auto ok = write_all(fd, to_json(state).dump(1) + "\n", tmp); !ok) return ok;
-  if (rename(tmp.c_str(), path_.c_str()) != 0) return Error{fmt::format("{}: {}", path_, std::strerror(errno))};
-  return {};
+  return write_file_atomic(path_, to_json(state).dump(1) + "\n");
 }
 
 Status LabStateFile::remove() const {

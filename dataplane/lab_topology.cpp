@@ -68,6 +68,7 @@ Result<LabTopology> build_topology(const Blueprint& bp, const Wiring& wiring, co
   LabTopology t;
   t.id = id;
   t.prefix = lab_prefix(id);
+  t.loss_percent = wiring.loss_percent;
   t.node_of_device.assign(bp.devices.size(), -1);
   for (size_t i = 0; i < bp.devices.size(); ++i) {
     if (!in_lab(bp.devices[i])) continue;

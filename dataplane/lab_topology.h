@@ -59,6 +59,7 @@ struct LabTopology {
   std::vector<LabNode> nodes;     // blueprint order
   std::vector<LabLink> links;     // wiring order
   std::vector<int> node_of_device;  // Blueprint::devices index -> nodes index, -1 if not in the lab
+  int loss_percent = 0;             // Wiring::loss_percent: random loss on every link, both ways
 
   int node_of(int device) const { return node_of_device.at(device); }
 };

@@ -15,8 +15,15 @@
 #include <fstream>
 #include <map>
 #include <poll.h>
+#include <pwd.h>
 #include <set>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <thread>
+
+#include "probe/probe_key.h"
+
+extern char** environ;
 
 namespace hpn::lab {
 namespace {
@@ -39,9 +46,16 @@ class NamespacedChild {
   }
 
   // The child's stdout and stderr go to the pipe (read by wait_for), or to
-  // `log` when one is named.
+  // `log` when one is named. `env` is added to this process's environment:
+  // how the probe key reaches an agent (never its argv, which ps shows).
   Status start(const std::string& netns, const std::string& binary, const std::vector<std::string>& args,
-               const std::string& log = {}) {
+               const std::string& log = {}, const std::vector<std::string>& env = {}) {
+    std::vector<char*> envp;
+    for (char** e = environ; *e != nullptr; ++e) {
+      if (std::strncmp(*e, probe::kProbeKeyVariable, std::strlen(probe::kProbeKeyVariable)) != 0) envp.push_back(*e);
+    }
+    for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+    envp.push_back(nullptr);
     int pipefd[2];
     if (pipe2(pipefd, O_CLOEXEC) != 0) return Error{fmt::format("pipe: {}", std::strerror(errno))};
     std::string path = "/run/netns/" + netns;
@@ -58,7 +72,7 @@ class NamespacedChild {
       argv.push_back(const_cast<char*>(binary.c_str()));
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
       argv.push_back(nullptr);
-      execv(binary.c_str(), argv.data());
+      execve(binary.c_str(), argv.data(), envp.data());
       _exit(127);
     }
     close(pipefd[1]);
@@ -101,6 +115,47 @@ class NamespacedChild {
   std::string output_;
 };
 
+// What the agents of one verify share: a fresh key (handed over in the
+// environment) and a random run id, so listeners take this run's probes only.
+struct AgentTrust {
+  std::vector<std::string> env;
+  std::string run;
+};
+
+Result<std::string> random_hex(std::size_t bytes) {
+  std::vector<unsigned char> random(bytes);
+  if (getrandom(random.data(), random.size(), 0) != static_cast<ssize_t>(random.size())) {
+    return Error{fmt::format("getrandom: {}", std::strerror(errno))};
+  }
+  std::string hex;
+  for (unsigned char b : random) hex += fmt::format("{:02x}", b);
+  return hex;
+}
+
+Result<AgentTrust> new_agent_trust() {
+  auto key = random_hex(probe::kGeneratedProbeKeyBytes);
+  if (!key) return key.error();
+  auto run = random_hex(8);
+  if (!run) return run.error();
+  return AgentTrust{{std::string(probe::kProbeKeyVariable) + "=" + *key}, *run};
+}
+
+// The agents drop to `nobody` once their sockets are open (probe/privilege.h)
+// and write their observation files as that user: the work directory is
+// theirs, mode 0700.
+Status prepare_work_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return Error{fmt::format("{}: {}", dir, ec.message())};
+  if (geteuid() != 0) return {};
+  passwd* pw = getpwnam("nobody");
+  if (pw == nullptr) return Error{"no user 'nobody' for the probe agents to run as"};
+  if (chown(dir.c_str(), pw->pw_uid, pw->pw_gid) != 0 || chmod(dir.c_str(), 0700) != 0) {
+    return Error{fmt::format("{}: cannot hand it to user nobody: {}", dir, std::strerror(errno))};
+  }
+  return {};
+}
+
 std::string join(const std::vector<std::string>& items) {
   std::string s;
   for (const auto& i : items) s += (s.empty() ? "" : ",") + i;
@@ -113,7 +168,9 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
                                                   const std::string& status_json,
                                                   const LabProbeOptions& o, const ProbeProgress& progress) {
   auto say = [&](const std::string& s) { if (progress) progress(s); };
-  fs::create_directories(o.work_dir);
+  if (auto st = prepare_work_dir(o.work_dir); !st) return st.error();
+  auto trust = new_agent_trust();
+  if (!trust) return trust.error();
   const std::string ports_file = (fs::path(o.work_dir) / "lab-status.json").string();
   std::ofstream(ports_file) << status_json;
 
@@ -140,9 +197,10 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
     auto child = std::make_unique<NamespacedChild>();
     std::string seen_here = (fs::path(o.work_dir) / fmt::format("listener-{}.jsonl", d.name)).string();
     listener_files.push_back(seen_here);
-    if (auto st = child->start(d.netns, o.hpnctl, {"probe", "listen", "--duration", "600", "--ports-from",
-                                                   ports_file, "--device-name", d.name, "--ioam-namespace", ioam,
-                                                   "-o", seen_here});
+    if (auto st = child->start(d.netns, o.hpnctl,
+                               {"probe", "listen", "--duration", "600", "--ports-from", ports_file, "--device-name",
+                                d.name, "--ioam-namespace", ioam, "--run", trust->run, "-o", seen_here},
+                               {}, trust->env);
         !st) {
       return st.error();
     }
@@ -189,10 +247,10 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
                                     "--timeout", std::to_string(o.timeout_ms),
                                     "--retries", std::to_string(o.retries),
                                     "--rate", std::to_string(o.rate),
-                                    "--run", fmt::format("{}r{}-{}", lab.id, r, name),
+                                    "--run", trust->run,
                                     "--device-name", name, "--ports-from", ports_file,
                                     "--ioam-namespace", ioam, "-o", file};
-      if (auto st = child->start(netns_of[name], o.hpnctl, args, file + ".log"); !st) return st.error();
+      if (auto st = child->start(netns_of[name], o.hpnctl, args, file + ".log", trust->env); !st) return st.error();
       senders.push_back({std::move(child), file});
     }
     for (auto& [child, file] : senders) {
@@ -246,7 +304,9 @@ Result<probe::Observation> lab_ping(const Blueprint& bp, const LabState& lab, co
   }
   if (port.empty()) return Error{fmt::format("{} has no wired port on NIC {}", src, nic)};
 
-  fs::create_directories(work_dir);
+  if (auto st = prepare_work_dir(work_dir); !st) return st.error();
+  auto trust = new_agent_trust();
+  if (!trust) return trust.error();
   const std::string ports_file = (fs::path(work_dir) / "lab-status.json").string();
   std::ofstream(ports_file) << status_json;
   const std::string seen_file = (fs::path(work_dir) / "ping-listener.jsonl").string();
@@ -254,7 +314,9 @@ Result<probe::Observation> lab_ping(const Blueprint& bp, const LabState& lab, co
   const std::string ioam = std::to_string(lab.ioam_namespace);
   NamespacedChild listener;
   if (auto st = listener.start(to->netns, hpnctl, {"probe", "listen", "--duration", "30", "--ports-from", ports_file,
-                                                   "--device-name", dst, "--ioam-namespace", ioam, "-o", seen_file});
+                                                   "--device-name", dst, "--ioam-namespace", ioam, "--run", trust->run,
+                                                   "-o", seen_file},
+                                  {}, trust->env);
       !st) {
     return st.error();
   }
@@ -264,8 +326,8 @@ Result<probe::Observation> lab_ping(const Blueprint& bp, const LabState& lab, co
                              {"probe", "send", "--from", port, "--to", dst + "=" + address, "--probes", "1",
                               "--source-ports", fmt::format("{}-{}", sport, sport), "--timeout", "1000",
                               "--retries", "1", "--device-name", src, "--ports-from", ports_file,
-                              "--ioam-namespace", ioam, "-o", sent_file},
-                             sent_file + ".log");
+                              "--ioam-namespace", ioam, "--run", trust->run, "-o", sent_file},
+                             sent_file + ".log", trust->env);
       !st) {
     return st.error();
   }

@@ -45,7 +45,15 @@ struct WiredCable {
 struct Wiring {
   std::string source;  // the wiring file as named by the user; empty when planned
   std::vector<WiredCable> cables;
+  // Random loss, in percent, on both directions of every cable that is not
+  // down (`lab up --loss`), on top of each cable's own fault: the background
+  // a fabric's verdicts must hold under.
+  int loss_percent = 0;
 };
+
+// The largest --loss the lab takes: past it most probes of a 4-cable path
+// never come back, and no verdict can be had in reasonable time.
+inline constexpr int kMaxBackgroundLoss = 50;
 
 // Is the device part of the lab? Hosts and back-end switches are; front-end
 // leaves are not (the lab is the back-end fabric).

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "planner/addressing.h"
@@ -36,6 +37,19 @@ class Checker {
   const Spec& spec_;
   std::string out_;
 };
+
+struct TableSizes {
+  int64_t devices, cables, core_rules;
+};
+
+// The rows expand() will make, counted in 64 bits: every factor is below
+// 2^13 by the spec's ranges, so no product overflows.
+TableSizes table_sizes(const Spec& s, const Topology& t) {
+  return {t.hosts() + t.tors() + t.aggs() + t.cores() + t.frontend_leaves(),
+          t.hosts() * t.rails * s.host.ports_per_nic + t.tors() * s.tor.uplinks +
+              t.aggs() * s.aggregation.uplinks + t.hosts() * t.fe_sides,
+          t.cores() * t.core_ports_per_pod * s.core.pods_planned * (s.core.pods_planned - 1)};
+}
 
 void check_structure(const Spec& s, const Topology& t, Checker& c) {
   if (s.segment.dual_tor && s.host.ports_per_nic != 2) {
@@ -148,6 +162,40 @@ void check_structure(const Spec& s, const Topology& t, Checker& c) {
                        "hpnctl plans at most {} hosts", t.hosts(), s.pods, s.pod.segments,
                        t.hosts_per_segment, kMaxHosts));
   }
+  const auto [devices, cables, core_rules] = table_sizes(s, t);
+  if (devices > kMaxDevices) {
+    c.fail({"fabric.pods", "pod.segments", "aggregation.switches_per_plane", "segment.tors"},
+           fmt::format("the plan would have {} devices ({} hosts, {} ToRs, {} aggregation, {} core, "
+                       "{} front-end switches); hpnctl plans at most {} devices", devices, t.hosts(),
+                       t.tors(), t.aggs(), t.cores(), t.frontend_leaves(), kMaxDevices));
+  }
+  if (cables > kMaxCables) {
+    c.fail({"fabric.pods", "pod.segments", "tor.uplinks", "aggregation.uplinks", "host.backend_nics"},
+           fmt::format("the plan would have {} cables; hpnctl plans at most {} cables", cables, kMaxCables));
+  }
+  if (core_rules > kMaxCoreRules) {
+    c.fail({"core.pods_planned", "core.radix", "aggregation.uplinks"},
+           fmt::format("the plan would have {} core rules ({} core switches x {} ports x {} other pods "
+                       "planned); hpnctl plans at most {} core rules", core_rules, t.cores(),
+                       int64_t{t.core_ports_per_pod} * s.core.pods_planned, s.core.pods_planned - 1,
+                       kMaxCoreRules));
+  }
+}
+
+// True when the fabric is past one of the size limits checked above.
+bool too_big(const Spec& s, const Topology& t) {
+  const auto [devices, cables, core_rules] = table_sizes(s, t);
+  return t.hosts() > kMaxHosts || devices > kMaxDevices || cables > kMaxCables || core_rules > kMaxCoreRules;
+}
+
+// "240 ToRs need 240 IDs", or, where pods have room for more segments than
+// they have, what the reservation adds: node IDs, ASNs and pools are
+// allocated by position, each pod a block for Topology::max_segments.
+std::string reserved_need(const Topology& t, int64_t count, int64_t span, const char* noun,
+                          const char* unit) {
+  if (span == count) return fmt::format("{} {} need {} {}", count, noun, span, unit);
+  return fmt::format("{} {} need {} {} (fabric.pods {} x room for {} segments per pod, which "
+                     "aggregation.radix leaves)", count, noun, span, unit, t.pods, t.max_segments);
 }
 
 void check_node_ids(const Spec& s, const Topology& t, Checker& c) {
@@ -156,13 +204,14 @@ void check_node_ids(const Spec& s, const Topology& t, Checker& c) {
     const char* noun;
     IdRange range;
     int64_t count;
+    int64_t span;  // IDs from first on that the positional allocation uses
   };
   const std::vector<Use> uses{
-      {"core", "core switches", s.node_ids.core, t.cores()},
-      {"agg", "aggregation switches", s.node_ids.agg, t.aggs()},
-      {"tor", "ToRs", s.node_ids.tor, t.tors()},
-      {"frontend", "front-end leaves", s.node_ids.frontend, t.frontend_leaves()},
-      {"host", "hosts", s.node_ids.host, t.hosts()},
+      {"core", "core switches", s.node_ids.core, t.cores(), t.cores()},
+      {"agg", "aggregation switches", s.node_ids.agg, t.aggs(), t.aggs()},
+      {"tor", "ToRs", s.node_ids.tor, t.tors(), t.tor_span()},
+      {"frontend", "front-end leaves", s.node_ids.frontend, t.frontend_leaves(), t.leaf_span()},
+      {"host", "hosts", s.node_ids.host, t.hosts(), t.host_span()},
   };
   for (size_t i = 0; i < uses.size(); ++i) {
     const auto& u = uses[i];
@@ -174,10 +223,11 @@ void check_node_ids(const Spec& s, const Topology& t, Checker& c) {
       continue;
     }
     int64_t capacity = u.range.last - u.range.first + 1;
-    if (u.count > capacity) {
+    if (u.span > capacity) {
       c.fail({key + ".last", key + ".first", "fabric.pods"},
-             fmt::format("node IDs exhausted: {} {} need {} IDs, {} holds {} (0x{:06x}-0x{:06x})",
-                         u.count, u.noun, u.count, key, capacity, u.range.first, u.range.last));
+             fmt::format("node IDs exhausted: {}, {} holds {} (0x{:06x}-0x{:06x})",
+                         reserved_need(t, u.count, u.span, u.noun, "IDs"), key, capacity,
+                         u.range.first, u.range.last));
     }
     for (size_t j = 0; j < i; ++j) {
       const auto& v = uses[j];
@@ -193,10 +243,12 @@ void check_node_ids(const Spec& s, const Topology& t, Checker& c) {
 
 void check_addresses(const Spec& s, const Topology& t, Checker& c) {
   const auto& a = s.addressing;
-  int64_t host_subnets = int64_t{t.pods} * t.segments * t.rails;
-  int64_t fe_subnets = int64_t{t.pods} * t.segments * t.fe_pairs_per_segment;
-  int64_t switches = t.tors() + t.aggs() + t.cores() + t.frontend_leaves();
-  int64_t links = t.tors() * s.tor.uplinks + t.aggs() * s.aggregation.uplinks;
+  // Positional, like node IDs: every pod's subnets and loopbacks sized for
+  // max_segments; each kind of link in its own half of the link pools.
+  int64_t host_subnets = t.segment_position(t.pods, 0) * t.rails;
+  int64_t fe_subnets = t.segment_position(t.pods, 0) * t.fe_pairs_per_segment;
+  int64_t switches = t.switch_span();
+  int64_t links = 2 * std::max(t.tor_span() * s.tor.uplinks, t.aggs() * s.aggregation.uplinks);
   int host_v4 = prefix_for(4, uint64_t(a.first_host_offset) + t.hosts_per_segment + 1);
   int fe_v4 = prefix_for(4, uint64_t(a.first_host_offset) + s.frontend.hosts_per_leaf_pair + 1);
   struct Pool {
@@ -208,13 +260,18 @@ void check_addresses(const Spec& s, const Topology& t, Checker& c) {
     std::string what;
   };
   const std::string per = s.segment.dual_tor ? "ToR-pair" : "ToR";
+  auto link_what = [&](int sub_length) {
+    return fmt::format("/{}s: one half of the pool for its {} ToR-aggregation links, the other for "
+                       "its {} aggregation-core links", sub_length, t.tor_span() * s.tor.uplinks,
+                       t.aggs() * s.aggregation.uplinks);
+  };
   std::vector<Pool> pools{
       {"backend_ipv4", &a.backend_ipv4, 4, host_v4, host_subnets, per + " subnets"},
       {"backend_ipv6", &a.backend_ipv6, 6, 64, host_subnets, per + " subnets"},
       {"loopback_ipv4", &a.loopback_ipv4, 4, 32, switches, "switch loopbacks"},
       {"loopback_ipv6", &a.loopback_ipv6, 6, 128, switches, "switch loopbacks"},
-      {"link_ipv4", &a.link_ipv4, 4, 31, links, "switch-to-switch links"},
-      {"link_ipv6", &a.link_ipv6, 6, 127, links, "switch-to-switch links"},
+      {"link_ipv4", &a.link_ipv4, 4, 31, links, link_what(31)},
+      {"link_ipv6", &a.link_ipv6, 6, 127, links, link_what(127)},
   };
   if (fe_subnets > 0) {
     pools.push_back({"frontend_ipv4", &a.frontend_ipv4, 4, fe_v4, fe_subnets, "front-end leaf-pair subnets"});
@@ -255,26 +312,32 @@ void check_asns(const Spec& s, const Topology& t, Checker& c) {
     const char* noun;
     int64_t first;
     int64_t count;
+    int64_t span;  // ASNs from first on, by position (room for max_segments per pod)
   };
+  const int64_t pod_planes = int64_t{t.pods} * t.planes;
   std::vector<Tier> tiers{
-      {"asn.core", "core tier", s.asn.core, t.cores() > 0 ? 1 : 0},
-      {"asn.agg_first", "pod planes", s.asn.agg_first, int64_t{t.pods} * t.planes},
-      {"asn.tor_first", "ToRs", s.asn.tor_first, t.tors()},
-      {"asn.frontend_first", "front-end leaves", s.asn.frontend_first, t.frontend_leaves()},
+      {"asn.core", "core tier", s.asn.core, t.cores() > 0 ? 1 : 0, t.cores() > 0 ? 1 : 0},
+      {"asn.agg_first", "pod planes", s.asn.agg_first, pod_planes, pod_planes},
+      {"asn.tor_first", "ToRs", s.asn.tor_first, t.tors(), t.tor_span()},
+      {"asn.frontend_first", "front-end leaves", s.asn.frontend_first, t.frontend_leaves(), t.leaf_span()},
   };
   for (size_t i = 0; i < tiers.size(); ++i) {
     const auto& u = tiers[i];
     if (u.count == 0) continue;
-    int64_t end = u.first + u.count - 1;
+    int64_t end = u.first + u.span - 1;
     if (end > s.asn.last) {
+      std::string what = u.span == u.count
+                             ? fmt::format("{} {}", u.count, u.noun)
+                             : fmt::format("{} {} (with room for {} segments per pod, {} ASNs)",
+                                           u.count, u.noun, t.max_segments, u.span);
       c.fail({u.key, "asn.last"},
-             fmt::format("ASN range exhausted: {} {} numbered from {} {} end at {}, past asn.last {}",
-                         u.count, u.noun, u.key, u.first, end, s.asn.last));
+             fmt::format("ASN range exhausted: {} numbered from {} {} end at {}, past asn.last {}",
+                         what, u.key, u.first, end, s.asn.last));
     }
     for (size_t j = 0; j < i; ++j) {
       const auto& v = tiers[j];
       if (v.count == 0) continue;
-      int64_t v_end = v.first + v.count - 1;
+      int64_t v_end = v.first + v.span - 1;
       if (u.first <= v_end && v.first <= end) {
         c.fail({u.key}, fmt::format("ASNs of {} ({}-{}) overlap those of {} ({}-{})", u.noun,
                                     u.first, end, v.noun, v.first, v_end));
@@ -331,7 +394,7 @@ Status check_design(const Spec& spec) {
   Topology t = derive_topology(spec);
   check_structure(spec, t, c);
   // Past the size limit the other checks only add noise about the same cause.
-  if (t.hosts() > kMaxHosts) return c.result();
+  if (too_big(spec, t)) return c.result();
   check_node_ids(spec, t, c);
   check_addresses(spec, t, c);
   check_asns(spec, t, c);

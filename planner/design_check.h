@@ -13,6 +13,15 @@ namespace hpn {
 // At most this many hosts in one plan: about 2M GPUs, far past any building
 // and well inside what one process expands in memory.
 inline constexpr int64_t kMaxHosts = 262144;
+// The host limit alone lets a short spec ask for a fabric of few hosts and
+// millions of cables or core rules (a core sized for 1,000 pods has a rule
+// per in-port and other pod). Every big table is bounded as well, before
+// anything is allocated: above what kMaxHosts hosts of the default design
+// need (128 pods: 6.7M cables) and a core sized for 64 such pods (3.9M
+// core rules).
+inline constexpr int64_t kMaxDevices = 1 << 20;
+inline constexpr int64_t kMaxCables = 1 << 23;
+inline constexpr int64_t kMaxCoreRules = 1 << 22;
 
 // All violations, rendered as located diagnostics one after another.
 Status check_design(const Spec& spec);

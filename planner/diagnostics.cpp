@@ -20,12 +20,22 @@ std::string format_diagnostic(std::string_view source_name, std::string_view sou
   size_t end = source_text.find('\n', start);
   std::string_view text = source_text.substr(start, end == std::string_view::npos ? end : end - start);
   if (!text.empty() && text.back() == '\r') text.remove_suffix(1);
-  out += fmt::format("{}\n", text);
-  // Keep tabs in the caret line so the caret lines up under tab-indented text.
-  std::string caret;
-  for (int i = 0; i + 1 < where.column && static_cast<size_t>(i) < text.size(); ++i) {
-    caret += text[i] == '\t' ? '\t' : ' ';
+  // A line too long to read (a minified or hostile file) is shown as the
+  // stretch around the column, marked with "...", the caret still under it.
+  constexpr size_t kMaxShown = 120;
+  size_t column = where.column > 0 ? static_cast<size_t>(where.column - 1) : 0;
+  std::string lead, tail;
+  if (text.size() > kMaxShown) {
+    size_t from = std::min(column > kMaxShown / 2 ? column - kMaxShown / 2 : 0, text.size() - kMaxShown);
+    if (from > 0) lead = "...";
+    if (from + kMaxShown < text.size()) tail = "...";
+    text = text.substr(from, kMaxShown);
+    column -= std::min(column, from);
   }
+  out += fmt::format("{}{}{}\n", lead, text, tail);
+  // Keep tabs in the caret line so the caret lines up under tab-indented text.
+  std::string caret(lead.size(), ' ');
+  for (size_t i = 0; i < column && i < text.size(); ++i) caret += text[i] == '\t' ? '\t' : ' ';
   out += caret + "^\n";
   return out;
 }

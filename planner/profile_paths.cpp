@@ -56,7 +56,9 @@ Result<PathsFile> parse_paths(std::string_view text, const std::string& source) 
     return Error{fmt::format("{}: not JSON: {}", source, e.what())};
   }
   if (!doc.is_object()) return Error{source + ": expected a JSON object"};
-  if (doc.value("format", std::string()) != kPathsFormat) {
+  // value() would throw on a "format" that is not a string (found by fuzz_paths).
+  const auto format = doc.find("format");
+  if (format == doc.end() || !format->is_string() || format->get<std::string>() != kPathsFormat) {
     return Error{fmt::format("{}: format is not '{}'", source, kPathsFormat)};
   }
   if (!doc.contains("version") || doc["version"] != kPathsVersion) {

@@ -1,6 +1,7 @@
 #include "planner/spec_loader.h"
 
 #include <fmt/format.h>
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
@@ -9,8 +10,10 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 #include "planner/diagnostics.h"
 
@@ -42,6 +45,81 @@ const char* kind_of(const YAML::Node& node) {
   }
 }
 
+struct BadCharacter {
+  std::string what;  // "invalid UTF-8 byte 0xff", "control character U+0007"
+  size_t position;   // in characters from the start
+};
+
+// The length of the UTF-8 sequence at text[i], its code point in `cp`; 0
+// when it is not valid UTF-8 (RFC 3629: no overlong forms, no surrogates,
+// nothing past U+10FFFF).
+size_t utf8_at(std::string_view text, size_t i, uint32_t& cp) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char c = byte(0);
+  const size_t len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+                     : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+  if (len == 0 || i + len > text.size()) return 0;
+  cp = len == 1 ? c : c & (0xFF >> (len + 1));
+  for (size_t k = 1; k < len; ++k) {
+    if ((byte(k) >> 6) != 0x2) return 0;
+    cp = (cp << 6) | (byte(k) & 0x3F);
+  }
+  constexpr uint32_t kLeast[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kLeast[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+// The first character of `text` that is not valid UTF-8 or is a control
+// character (C0, DEL, C1).
+std::optional<BadCharacter> unprintable(std::string_view text) {
+  size_t position = 0;
+  for (size_t i = 0; i < text.size(); ++position) {
+    uint32_t cp = 0;
+    const size_t len = utf8_at(text, i, cp);
+    if (len == 0) {
+      return BadCharacter{fmt::format("invalid UTF-8 byte 0x{:02x}", static_cast<unsigned char>(text[i])), position};
+    }
+    if (cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) {
+      return BadCharacter{fmt::format("control character U+{:04X}", cp), position};
+    }
+    i += len;
+  }
+  return std::nullopt;
+}
+
+// `text` for an error message: unprintable characters as \xNN escapes.
+std::string printable(std::string_view text) {
+  if (!unprintable(text)) return std::string(text);
+  std::string out;
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7F) out += static_cast<char>(c);
+    else out += fmt::format("\\x{:02x}", c);
+  }
+  return out;
+}
+
+// yaml-cpp keeps an alias as a second reference to its anchor's node, so a
+// "billion laughs" document (each anchor a list of aliases of the one
+// before) is small in memory, but walking it visits every expansion. The
+// walk the loader makes is bounded first: at most this many nodes, counted
+// as the loader would see them, aliases expanded.
+constexpr int64_t kMaxSpecNodes = 100'000;
+
+// Counts the nodes under `node` into `count`, stopping past the limit.
+// yaml-cpp refuses nesting past 500 levels while parsing, so the recursion
+// is bounded too.
+void count_nodes(const YAML::Node& node, int64_t& count) {
+  if (++count > kMaxSpecNodes) return;
+  if (node.IsMap()) {
+    for (auto it = node.begin(); it != node.end() && count <= kMaxSpecNodes; ++it) {
+      count_nodes(it->first, count);
+      count_nodes(it->second, count);
+    }
+  } else if (node.IsSequence()) {
+    for (auto it = node.begin(); it != node.end() && count <= kMaxSpecNodes; ++it) count_nodes(*it, count);
+  }
+}
+
 // Collects located errors while the reader walks the document.
 class Loader {
  public:
@@ -53,6 +131,9 @@ class Loader {
     ++errors_;
   }
   bool failed() const { return errors_ > 0; }
+  // Past kMaxErrors errors are only counted: callers may skip composing them.
+  bool full() const { return errors_ >= kMaxErrors; }
+  void count_error() { ++errors_; }
   std::string report() const {
     if (errors_ <= kMaxErrors) return out_;
     return out_ + fmt::format("{}: {} more errors not shown\n", name_, errors_ - kMaxErrors);
@@ -80,12 +161,11 @@ class Section {
         continue;
       }
       const std::string& k = key.Scalar();
-      for (const auto& seen : entries_) {
-        if (seen.key == k) {
-          loader_.error(location_of(key),
-                        fmt::format("duplicate key '{}' (first at line {})", k,
-                                    location_of(seen.key_node).line));
-        }
+      // By name, not by scanning: a hostile mapping may have 10^5 keys.
+      auto [first, fresh] = first_of_.emplace(k, entries_.size());
+      if (!fresh) {
+        loader_.error(location_of(key), fmt::format("duplicate key '{}' (first at line {})", printable(k),
+                                                    location_of(entries_[first->second].key_node).line));
       }
       entries_.push_back({k, key, it->second});
     }
@@ -96,10 +176,14 @@ class Section {
   ~Section() {
     for (const auto& e : entries_) {
       if (allowed_.count(e.key)) continue;
+      if (loader_.full()) {  // not shown: no suggestion to look for
+        loader_.count_error();
+        continue;
+      }
       std::vector<std::string> candidates(allowed_.begin(), allowed_.end());
       std::string suggestion = closest_match(e.key, candidates);
       // The key as written; the caret under the line shows where it sits.
-      std::string message = fmt::format("unknown key '{}'", e.key);
+      std::string message = fmt::format("unknown key '{}'", printable(e.key));
       if (!suggestion.empty()) message += fmt::format("; did you mean '{}'?", suggestion);
       loader_.error(location_of(e.key_node), message);
     }
@@ -119,12 +203,13 @@ class Section {
     char* end = nullptr;
     bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
     long long value = std::strtoll(s.c_str(), &end, hex ? 16 : 10);
-    if (s.empty() || v->Tag() == "!" || *end != '\0' || errno == ERANGE || s[0] == '+' ||
+    if (s.empty() || v->Tag() == "!" || *end != '\0' || s[0] == '+' ||
         std::isspace(static_cast<unsigned char>(s[0]))) {
       type_error(key, *v, "an integer");
       return;
     }
-    if (value < min || value > max) {
+    // Past 64 bits (errno ERANGE) is out of range like any other big number.
+    if (errno == ERANGE || value < min || value > max) {
       loader_.error(location_of(*v), fmt::format("{}: {} is out of range; must be between {} and {}",
                                                  qualified(key), s, min, max));
       return;
@@ -162,6 +247,14 @@ class Section {
     if (!v) return;
     if (v->Scalar().empty()) {
       loader_.error(location_of(*v), fmt::format("{}: must not be empty", qualified(key)));
+      return;
+    }
+    // The raw bytes were checked before parsing, but escapes ("\0", "\x9b",
+    // "\u0007") make other characters: names end up in labels, databases,
+    // file names and terminals, so they must be printable UTF-8.
+    if (auto bad = unprintable(v->Scalar())) {
+      loader_.error(location_of(*v), fmt::format("{}: {} at character {}; text must be printable UTF-8",
+                                                 qualified(key), bad->what, bad->position + 1));
       return;
     }
     out = v->Scalar();
@@ -269,6 +362,7 @@ class Section {
   Loader& loader_;
   std::string path_;
   std::vector<Entry> entries_;
+  std::unordered_map<std::string, size_t> first_of_;
   std::set<std::string> allowed_;
 };
 
@@ -491,11 +585,9 @@ bool check_text(std::string_view text, Loader& loader) {
   int line = 1, column = 1;
   for (size_t i = 0; i < text.size();) {
     unsigned char c = static_cast<unsigned char>(text[i]);
-    size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    bool ok = len > 0 && i + len <= text.size();
-    for (size_t k = 1; ok && k < len; ++k) ok = (static_cast<unsigned char>(text[i + k]) >> 6) == 0x2;
-    if (ok && len == 2 && c < 0xC2) ok = false;  // overlong
-    if (!ok) {
+    uint32_t cp = 0;
+    const size_t len = utf8_at(text, i, cp);
+    if (len == 0) {
       loader.error({line, column}, fmt::format("invalid UTF-8 byte 0x{:02x}", c));
       return false;
     }
@@ -528,6 +620,13 @@ Result<Spec> parse_into(Spec spec, std::string_view text, const std::string& nam
   YAML::Node root;
   try {
     root = YAML::Load(std::string(text));
+  } catch (const YAML::DeepRecursion& e) {
+    // yaml-cpp's own guard: it stops parsing 500 levels down, before its
+    // recursion can overflow the stack.
+    loader.error({e.mark.line + 1, e.mark.column + 1},
+                 fmt::format("YAML nested too deep (yaml-cpp stops at {} levels); a pod spec needs five",
+                             e.depth()));
+    return Error{loader.report()};
   } catch (const YAML::Exception& e) {
     loader.error({e.mark.line + 1, e.mark.column + 1}, "YAML syntax error: " + e.msg);
     return Error{loader.report()};
@@ -535,6 +634,14 @@ Result<Spec> parse_into(Spec spec, std::string_view text, const std::string& nam
   if (!root.IsMap()) {
     loader.error(root.IsNull() ? SourceLocation{} : location_of(root),
                  fmt::format("a pod spec is a mapping of sections, got {}", kind_of(root)));
+    return Error{loader.report()};
+  }
+  int64_t nodes = 0;
+  count_nodes(root, nodes);
+  if (nodes > kMaxSpecNodes) {
+    loader.error({}, fmt::format("the spec holds more than {} YAML values (each use of an alias counts "
+                                 "its anchor's values again); a pod spec holds a few hundred",
+                                 kMaxSpecNodes));
     return Error{loader.report()};
   }
   try {

@@ -149,7 +149,71 @@ std::vector<ProbeTarget> initial_plan(const Blueprint& bp, const std::vector<int
   return plan;
 }
 
+RoundTrip round_trip(const FabricIndex& f, PortRef sender, int dst, int dst_nic) {
+  const Blueprint& bp = f.blueprint();
+  RoundTrip trip;
+  trip.sender_cable = f.cable_at(sender).cable;
+  const PortRef tor = f.far_end(sender);
+  if (!tor.valid() || dst < 0 || dst_nic < 0) return trip;
+  const Device& first = bp.devices[tor.device];
+  const auto& ports = bp.panels[bp.devices[dst].panel].ports;
+  for (size_t i = 0; i < ports.size(); ++i) {
+    if (ports[i].nic != dst_nic) continue;
+    const PortRef port{dst, static_cast<int>(i)};
+    const PortRef last = f.far_end(port);
+    if (!last.valid() || bp.devices[last.device].plane != first.plane) continue;
+    trip.arrival_cable = f.cable_at(port).cable;
+    trip.reach = last.device == tor.device                 ? Reach::tor
+                 : bp.devices[last.device].pod == first.pod ? Reach::agg
+                                                            : Reach::core;
+    break;
+  }
+  return trip;
+}
+
 namespace {
+
+// Per host cable and direction ([0] a -> z, [1] z -> a): whether a trace
+// showed it crossed, and the probes that had to cross it, counted as the
+// diff counts them (validator/witness.cpp).
+struct HostCableCoverage {
+  std::vector<std::array<bool, 2>> heard;
+  std::vector<std::array<ProbesByReach, 2>> expected;
+  std::set<PortRef> sending;  // host ports some probe was sent from
+
+  bool thin(int cable, int direction, const SilenceRule& rule) const {
+    return !heard[cable][direction] && !silence_is_evidence(expected[cable][direction], rule);
+  }
+};
+
+HostCableCoverage host_coverage(const FabricIndex& f, const std::vector<Observation>& seen) {
+  const Blueprint& bp = f.blueprint();
+  HostCableCoverage c;
+  c.heard.assign(bp.cables.size(), {false, false});
+  c.expected.assign(bp.cables.size(), {});
+  // A trace crossed its port's cable away from the port (outbound) or toward it.
+  auto hear = [&](PortRef port, bool outbound) {
+    CableEnd e = f.cable_at(port);
+    if (e.cable >= 0) c.heard[e.cable][outbound ? e.end : 1 - e.end] = true;
+  };
+  for (const auto& o : seen) {
+    const int dst = f.device_by_name(o.dst_device);
+    if (o.received && dst >= 0) hear({dst, f.port_by_name(dst, o.rx_port)}, false);
+    if (o.src_device.empty()) continue;  // a receiver's record: its sender's port is not named
+    const int src = f.device_by_name(o.src_device);
+    if (src < 0 || dst < 0) continue;
+    const PortRef sender{src, f.port_by_name(src, o.src_port)};
+    if (o.received) hear(sender, true);
+    if (o.direction == "reverse") continue;  // counted with its probe
+    c.sending.insert(sender);
+    const RoundTrip trip = round_trip(f, sender, dst, f.nic_of_address(dst, o.dst_address));
+    for (int cable : {trip.sender_cable, trip.arrival_cable}) {
+      if (cable < 0) continue;
+      for (auto& way : c.expected[cable]) ++way[static_cast<int>(trip.reach)];
+    }
+  }
+  return c;
+}
 
 struct UplinkCoverage {
   std::map<int, std::map<int, int64_t>> up, down;  // ToR -> uplink cable -> traces, each way
@@ -178,6 +242,18 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
                                     const std::vector<Observation>& seen, const PlanOptions& o) {
   FabricIndex f(bp);
   UplinkCoverage c = coverage(f, seen);
+  const HostCableCoverage hosts = host_coverage(f, seen);
+  // A pair whose round trip crosses a host-cable direction that is silent
+  // and still explained by loss: more probes until it is heard or past the rule.
+  auto thin_round_trip = [&](const ProbeTarget& t) {
+    const PortRef sender{t.src_host, f.port_by_name(t.src_host, t.src_port)};
+    if (!hosts.sending.count(sender)) return false;  // never sent from (no interface): more would not be either
+    const RoundTrip trip = round_trip(f, sender, t.dst_host, t.dst_nic);
+    for (int cable : {trip.sender_cable, trip.arrival_cable}) {
+      if (cable >= 0 && (hosts.thin(cable, 0, o.silence) || hosts.thin(cable, 1, o.silence))) return true;
+    }
+    return false;
+  };
   std::map<int, std::vector<int>> uplinks;  // ToR -> its planned uplink cables
   for (size_t i = 0; i < bp.cables.size(); ++i) {
     if (bp.cables[i].kind == CableKind::tor_agg) uplinks[bp.cables[i].a_device].push_back(static_cast<int>(i));
@@ -206,7 +282,7 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
     // The ToR this pair leaves from, and the one it arrives at.
     int src_tor = f.far_end({t.src_host, f.port_by_name(t.src_host, t.src_port)}).device;
     if (src_tor < 0) continue;
-    bool want = !satisfied(src_tor, c.up) || !satisfied(src_tor, c.down);
+    bool want = !satisfied(src_tor, c.up) || !satisfied(src_tor, c.down) || thin_round_trip(t);
     if (!want) continue;
     ProbeTarget again = t;
     int extra = std::min<int>(o.probes_per_pair, o.max_probes_per_pair - static_cast<int>(t.source_ports.size()));

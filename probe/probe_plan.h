@@ -17,9 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "blueprint/fabric_index.h"
 #include "blueprint/model.h"
 #include "blueprint/result.h"
 #include "probe/observation.h"
+#include "probe/silence.h"
 
 namespace hpn::probe {
 
@@ -50,7 +52,19 @@ struct PlanOptions {
   int first_source_port = 49152;
   int max_probes_per_pair = 64;  // the bound adaptive rounds respect
   double miss_probability = 1e-3;  // as the diff's: enough to call a silent uplink missing
+  SilenceRule silence;             // as the diff's: enough to call a silent host-cable direction broken
 };
+
+// The cables a probe and its reply cross whatever ECMP picks, and how far
+// it reaches: the sender's cable, and the destination's arrival cable (the
+// port of NIC `dst_nic` whose ToR is in the sender's plane: dual-plane keeps
+// the probe there, and the reply comes back the same way), each both ways.
+// -1 where the plan has no such cable; a reach the plan cannot tell is core.
+struct RoundTrip {
+  int sender_cable = -1, arrival_cable = -1;
+  Reach reach = Reach::core;
+};
+RoundTrip round_trip(const FabricIndex& fabric, PortRef sender, int dst, int dst_nic);
 
 // The first round: each back-end port of each host in scope probes a host of
 // another segment on its own rail, one on another rail, and one of its own
@@ -58,10 +72,12 @@ struct PlanOptions {
 std::vector<ProbeTarget> initial_plan(const Blueprint& bp, const std::vector<int>& hosts,
                                       const PlanOptions& options = {});
 
-// After a round: for each ToR in scope whose uplink group has a member not
-// yet witnessed (either way), or too few probes to call a silent one
-// missing, more source ports for the pairs leaving it, within the bound.
-// Empty when coverage is complete or the bound is reached.
+// After a round: more source ports, within the bound, for the pairs leaving
+// each ToR in scope whose uplink group has a member not yet witnessed
+// (either way) or too few probes to call a silent one missing, and for the
+// pairs crossing a host-cable direction that is silent and not yet past
+// options.silence (loss may still explain it). Empty when coverage is
+// complete or the bound is reached.
 std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
                                     const std::vector<Observation>& seen, const PlanOptions& options = {});
 

@@ -159,7 +159,19 @@ class Differ {
     }
   }
 
-  bool in_scope(const Cable& c) const {
+  // LLDP judges a cable with dumps of both its devices, and one with a
+  // dump of one of them that heard it: the other end's silence is then
+  // unobserved, never missing.
+  bool lldp_scope(int cable) const {
+    const Cable& c = bp_.cables[cable];
+    const bool a = w_.lldp_devices.count(c.a_device) > 0, z = w_.lldp_devices.count(c.z_device) > 0;
+    const auto& e = w_.cables[cable].dir;
+    return (a && z) || ((a || z) && (e[0].received > 0 || e[1].received > 0));
+  }
+
+  bool in_scope(int cable) const {
+    const Cable& c = bp_.cables[cable];
+    if (lldp_scope(cable)) return true;
     switch (c.kind) {
       case CableKind::host_tor: return w_.probed_hosts.count(c.a_device) > 0;
       case CableKind::tor_agg: return probed_tors_.count(c.a_device) > 0;
@@ -182,7 +194,11 @@ class Differ {
 
   bool enough(int cable, int direction) const {
     const Cable& c = bp_.cables[cable];
-    if (c.kind == CableKind::host_tor) return w_.cables[cable].dir[direction].sent >= o_.min_probes;
+    if (w_.cables[cable].dir[direction].lldp) return true;  // both agents ran: one exchange settles it
+    if (c.kind == CableKind::host_tor) {
+      const DirectionEvidence& e = w_.cables[cable].dir[direction];
+      return e.sent >= o_.min_probes && probe::silence_is_evidence(e.sent_by_reach, o_.silence);
+    }
     return group_says_enough(cable, direction);
   }
 
@@ -208,7 +224,7 @@ class Differ {
     for (size_t i = 0; i < bp_.cables.size(); ++i) {
       int cable = static_cast<int>(i);
       const Cable& c = bp_.cables[i];
-      if (!in_scope(c)) {
+      if (!in_scope(cable)) {
         ++s.cables_out_of_scope;
         continue;
       }
@@ -219,19 +235,29 @@ class Differ {
       bool seen[2] = {e[0].received > 0, e[1].received > 0};
       bool can[2] = {enough(cable, 0), enough(cable, 1)};
       std::string a = f_.name(f_.end_of(cable, 0)), z = f_.name(f_.end_of(cable, 1));
+      // With LLDP dumps, what would settle an undecided cable: the dump of
+      // an end that has none, or one whose neighbours name their ports.
+      std::string lldp_hint;
+      if (!w_.lldp_devices.empty()) {
+        int without = !w_.lldp_devices.count(c.z_device) ? c.z_device
+                      : !w_.lldp_devices.count(c.a_device) ? c.a_device : -1;
+        lldp_hint = without >= 0 ? fmt::format(" or give the LLDP dump of {}", bp_.devices[without].name)
+                                 : " or check what its ports' LLDP neighbours name (--lldp-match)";
+      }
       if (seen[0] && seen[1]) {
         ++s.cables_verified;
       } else if (!seen[0] && !seen[1]) {
         bool neighbours = w_.device_seen[c.a_device] && w_.device_seen[c.z_device];
         if ((can[0] || can[1]) && neighbours) {
           add("missing", "critical", {cable}, ends(cable), "nothing, either way",
-              fmt::format("cable {} ({} -- {}) shows no light either way although probes were sent "
-                          "across it; check that it is in place, seated and lit at both ends",
-                          c.id, a, z));
+              fmt::format("cable {} ({} -- {}) shows no light either way although {}; check that it "
+                          "is in place, seated and lit at both ends", c.id, a, z,
+                          e[0].lldp || e[1].lldp ? "LLDP runs at both ends and neither hears the other"
+                                                 : "probes were sent across it"));
         } else {
           add("unobserved", "info", {cable}, ends(cable), "not enough probes",
-              fmt::format("cable {} ({} -- {}): too few probes crossed it to tell; probe it again",
-                          c.id, a, z));
+              fmt::format("cable {} ({} -- {}): too few probes crossed it to tell; probe it again{}",
+                          c.id, a, z, lldp_hint));
         }
       } else {
         int dead = seen[0] ? 1 : 0;
@@ -240,12 +266,14 @@ class Differ {
           add("unidirectional", "critical", {cable}, ends(cable),
               fmt::format("{} -> {} only", dead == 0 ? z : a, dead == 0 ? a : z),
               fmt::format("cable {} carries {} -> {} but nothing {} -> {}: clean or replace the "
-                          "fibre or optic of that direction", c.id, dead == 0 ? z : a,
-                          dead == 0 ? a : z, from, to));
+                          "fibre or optic of that direction{}", c.id, dead == 0 ? z : a,
+                          dead == 0 ? a : z, from, to,
+                          e[dead].lldp ? fmt::format(", or check that LLDP is sent from {}", from) : ""));
         } else {
           add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
               fmt::format("cable {} ({} -- {}) was seen one way only and too few probes went the "
-                          "other way ({} -> {}) to tell; probe it again", c.id, a, z, from, to));
+                          "other way ({} -> {}) to tell; probe it again{}", c.id, a, z, from, to,
+                          lldp_hint));
         }
       }
     }

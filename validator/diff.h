@@ -8,14 +8,18 @@
 #include <vector>
 
 #include "blueprint/fabric_index.h"
+#include "probe/silence.h"
 #include "validator/witness.h"
 
 namespace hpn::validator {
 
 struct DiffOptions {
-  // A deterministic direction (a host cable) needs this many probes before
-  // its silence counts as evidence of absence.
+  // A deterministic direction (a host cable) needs this many probes, and
+  // enough that loss alone would silence them all with a chance below
+  // silence.chance (probe/silence.h), before its silence counts as
+  // evidence of absence.
   int min_probes = 3;
+  probe::SilenceRule silence;
   // An ECMP member's silence counts once the chance that uniform hashing
   // missed it by luck, (1 - 1/n)^N after N probes over n members, is below this.
   double miss_probability = 1e-3;

@@ -122,6 +122,8 @@ probe::Observation FabricModel::send(PortRef from, const std::string& src_addres
   for (int hops = 0; hops < 16; ++hops) {
     const Peer* p = peer(out);
     if (!p || p->drops) return o;
+    // The top 53 bits as a double in [0, 1): the same on every standard library.
+    if (loss_ > 0 && static_cast<double>(random_() >> 11) * 0x1.0p-53 < loss_) return o;
     PortRef in = p->port;
     if (in.device == dst_host) {
       o.received = true;
@@ -137,6 +139,11 @@ probe::Observation FabricModel::send(PortRef from, const std::string& src_addres
     out = next;
   }
   return o;
+}
+
+void FabricModel::set_loss(double p, uint64_t seed) {
+  loss_ = p;
+  random_.seed(seed);
 }
 
 std::vector<probe::Observation> FabricModel::probe(int host, int port, int dst, int nic, int sport,

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -36,6 +37,11 @@ class FabricModel {
   std::vector<probe::Observation> probe(int host, int port, int dst, int nic, int src_udp_port,
                                         uint64_t probe_id);
 
+  // Random loss from now on: each crossing of a cable, either way, is lost
+  // with probability `p`, drawn from a generator seeded with `seed` (the
+  // same seed gives the same losses on every machine).
+  void set_loss(double p, uint64_t seed);
+
  private:
   struct Peer {
     PortRef port;
@@ -59,6 +65,8 @@ class FabricModel {
   std::vector<std::unordered_map<int, std::vector<int>>> links_to_;  // ports toward a neighbour
   std::vector<std::vector<int>> up_;                                 // ToR and agg uplinks
   std::unordered_map<uint64_t, std::string> addresses_;             // host NIC -> bond IPv6
+  double loss_ = 0;
+  std::mt19937_64 random_;
 };
 
 }  // namespace hpn::validator

@@ -5,24 +5,10 @@
 #include <tuple>
 
 #include "probe/payload.h"
+#include "probe/probe_plan.h"
 
 namespace hpn::validator {
 namespace {
-
-// The port of `host`'s NIC `nic` whose planned ToR is in `plane`: where a
-// probe sent from that plane must arrive (dual-plane fixes the path's plane
-// at the sender's first ToR, HPN §6).
-PortRef arrival_port(const FabricIndex& f, int host, int nic, int plane) {
-  const Blueprint& bp = f.blueprint();
-  const auto& ports = bp.panels[bp.devices[host].panel].ports;
-  for (size_t i = 0; i < ports.size(); ++i) {
-    if (ports[i].nic != nic) continue;
-    PortRef p{host, static_cast<int>(i)};
-    PortRef tor = f.far_end(p);
-    if (tor.valid() && bp.devices[tor.device].plane == plane) return p;
-  }
-  return {};
-}
 
 class Collector {
  public:
@@ -40,8 +26,8 @@ class Collector {
     w_.probed_hosts.insert(dst);
     if (bp.devices[src].pod != bp.devices[dst].pod) w_.inter_pod = true;
     PortRef sender{src, f_.port_by_name(src, o.src_port)};
-    attempt_first(sender);
-    attempt_last(sender, dst, o.dst_address);
+    // The reply is part of its probe's round trip, counted with it.
+    if (o.direction != "reverse") expect_round_trip(sender, dst, o.dst_address);
     if (!o.received) {
       ++w_.lost;
       return;
@@ -74,24 +60,36 @@ class Collector {
       int device = hop.node_id < 0 ? -1 : f_.device_by_node_id(hop.node_id);
       PortRef in{device, f_.port_by_id(device, hop.ingress_if)};
       if (!first) link(out, in);
+      if (first) credit_first_cable(in, o.src_address);
       first = false;
       out = {device, f_.port_by_id(device, hop.egress_if)};
     }
     if (!first) link(out, {dst, f_.port_by_name(dst, o.rx_port)});
   }
 
-  void attempt_first(PortRef sender) {
-    CableEnd e = f_.cable_at(sender);
-    if (e.cable >= 0) ++w_.cables[e.cable].dir[e.end].sent;
+  // The first cable of the receiver's trace, when the plan says whose it is:
+  // the first switch's ingress port is planned to a port of the host that
+  // owns the probe's source address. A probe whose reply was lost still
+  // shows that its sender's cable carries light toward the ToR.
+  void credit_first_cable(PortRef first_ingress, const std::string& src_address) {
+    if (!first_ingress.valid()) return;
+    PortRef host = f_.far_end(first_ingress);
+    if (!host.valid() || f_.blueprint().devices[host.device].role != Role::host) return;
+    if (f_.nic_of_address(host.device, src_address) != f_.port(host).nic) return;
+    link(host, first_ingress);
   }
 
-  void attempt_last(PortRef sender, int dst, const std::string& address) {
-    PortRef tor = f_.far_end(sender);
-    int nic = f_.nic_of_address(dst, address);
-    if (!tor.valid() || nic < 0) return;
-    PortRef arrival = arrival_port(f_, dst, nic, f_.blueprint().devices[tor.device].plane);
-    CableEnd e = f_.cable_at(arrival);
-    if (e.cable >= 0) ++w_.cables[e.cable].dir[1 - e.end].sent;  // toward the host
+  // A probe and its reply cross the sender's cable and the destination's
+  // arrival cable, each both ways (probe::round_trip()).
+  void expect_round_trip(PortRef sender, int dst, const std::string& address) {
+    const probe::RoundTrip trip = probe::round_trip(f_, sender, dst, f_.nic_of_address(dst, address));
+    for (int cable : {trip.sender_cable, trip.arrival_cable}) {
+      if (cable < 0) continue;
+      for (auto& d : w_.cables[cable].dir) {
+        ++d.sent;
+        ++d.sent_by_reach[static_cast<int>(trip.reach)];
+      }
+    }
   }
 
   void link(PortRef from, PortRef to) {

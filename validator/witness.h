@@ -10,13 +10,23 @@
 #include <vector>
 
 #include "probe/observation.h"
+#include "probe/silence.h"
 #include "blueprint/fabric_index.h"
 
 namespace hpn::validator {
 
 struct DirectionEvidence {
-  int64_t sent = 0;      // probes whose path had to cross this way (first and last cables only)
+  // Probes that, or whose reply, had to cross this way (host cables only:
+  // the first and last cables of a path are fixed by the sender and the
+  // destination; the ones between are an ECMP choice).
+  int64_t sent = 0;
   int64_t received = 0;  // traces that show the cable crossed this way
+  // `sent` by how far each probe reached (probe/silence.h): what decides
+  // whether their silence can be loss.
+  probe::ProbesByReach sent_by_reach{};
+  // LLDP ran at both ends (validator/lldp.h): this direction's silence is
+  // evidence whatever the probe counts.
+  bool lldp = false;
 };
 
 struct CableEvidence {
@@ -32,6 +42,7 @@ struct Witnesses {
   int64_t observations = 0, received = 0, lost = 0;
   int64_t unreadable_hops = 0;  // links not decided: unknown node or port ID, or an empty record
   std::set<std::string> unknown_devices;                   // sender or receiver names not in the plan
+  std::set<int> lldp_devices;                              // devices whose LLDP neighbour dump was read
 };
 
 Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs);

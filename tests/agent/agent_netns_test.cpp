@@ -9,6 +9,8 @@
 #include "probe/observation.h"  // first: see agent_output_test.cpp
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -20,6 +22,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -180,6 +183,37 @@ bool can_run() {
   return true;
 }
 
+// Every agent started from here gets this key through the environment.
+const char* const kKey = "5f0c1d2e3a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f9011a2b3c4d5";
+
+// The agents write their files as `nobody`, the user they drop to.
+void agent_key_and_dir(const hpn::test::TempDir& dir, const char* key = kKey) {
+  REQUIRE(setenv("HPNCTL_PROBE_KEY", key, 1) == 0);
+  passwd* pw = getpwnam("nobody");
+  REQUIRE(pw != nullptr);
+  REQUIRE(chown(dir.path().c_str(), pw->pw_uid, pw->pw_gid) == 0);
+}
+
+// The pid in the listener's "listening on ... (run R, pid N)" line.
+pid_t listener_pid(const std::string& err_file) {
+  const std::string text = hpn::test::read_file(err_file);
+  const auto at = text.find("pid ");
+  return at == std::string::npos ? -1 : static_cast<pid_t>(std::stol(text.substr(at + 4)));
+}
+
+std::string status_line(pid_t pid, const std::string& name) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(name + ":", 0) == 0) {
+      line = line.substr(name.size() + 1);
+      line.erase(0, line.find_first_not_of(" \t"));
+      return line;
+    }
+  }
+  return "";
+}
+
 // Checked by python3-jsonschema, independent of the project's own reader.
 bool valid_observations(const std::string& path) {
   const std::string cmd = "/usr/bin/python3 '" + hpn::test::source_path("tests/schema/validate_json.py").string() +
@@ -205,10 +239,27 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
     return;
   }
   hpn::test::TempDir dir;
+  agent_key_and_dir(dir);
   Background listener(lab.ns("b"),
-                      {"probe", "listen", "--interfaces", "b0", "--port-name", "b0=etp5b", "--duration", "30"},
+                      {"probe", "listen", "--interfaces", "b0", "--port-name", "b0=etp5b", "--duration", "30", "--run",
+                       "e2e"},
                       (dir / "listen.out").string(), (dir / "listen.err").string());
   REQUIRE(wait_for_text((dir / "listen.err").string(), "listening on b0 port 17768", std::chrono::seconds(5)));
+  // The running listener: user nobody in every id, CAP_NET_RAW (bit 13) and
+  // nothing else, no way back.
+  const pid_t pid = listener_pid((dir / "listen.err").string());
+  REQUIRE(pid > 0);
+  CHECK(status_line(pid, "Uid") == "65534\t65534\t65534\t65534");
+  CHECK(status_line(pid, "Gid") == "65534\t65534\t65534\t65534");
+  CHECK(status_line(pid, "Groups").empty());
+  CHECK(status_line(pid, "CapEff") == "0000000000002000");
+  CHECK(status_line(pid, "CapPrm") == "0000000000002000");
+  CHECK(status_line(pid, "CapBnd") == "0000000000002000");
+  CHECK(status_line(pid, "CapInh") == "0000000000000000");
+  CHECK(status_line(pid, "CapAmb") == "0000000000000000");
+  CHECK(status_line(pid, "NoNewPrivs") == "1");
+  // The key it was given is gone from its environment.
+  CHECK(hpn::test::read_file("/proc/" + std::to_string(pid) + "/environ").find(kKey) == std::string::npos);
   // Garbage first: the listener counts it and carries on.
   send_from(lab.ns("a"), "2001:db8:2::2", 17768, "not a probe");
 
@@ -261,8 +312,10 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
   }
   CHECK(listener.stop() == 0);
   const auto counts = hpn::test::read_file(dir / "listen.out");
-  CHECK(counts == "received 5, answered 4, send errors 0; ignored: foreign 1, unknown version 0, not a probe 0, "
-                  "malformed 0, without trace 0\n");
+  // The garbage never reached the responder: too short to carry a seal.
+  CHECK(counts == "received 4, answered 4, send errors 0; ignored: foreign 0, unknown version 0, not a probe 0, "
+                  "malformed 0, without trace 0; rejected: bad length 1, bad hmac 0, wrong run 0, replay 0, "
+                  "rate limited 0\n");
 }
 
 TEST_CASE("agent/netns: with nobody listening every probe is lost, within the time budget", "[agent][netns]") {
@@ -273,6 +326,7 @@ TEST_CASE("agent/netns: with nobody listening every probe is lost, within the ti
     return;
   }
   hpn::test::TempDir dir;
+  agent_key_and_dir(dir);
   const auto start = std::chrono::steady_clock::now();
   const auto sent = run_in(lab.ns("a"),
                            {"probe", "send", "--from", "a0", "--to", "host-b=2001:db8:2::2", "--probes", "2",
@@ -307,13 +361,69 @@ TEST_CASE("agent/netns: a missing interface or a bad argument is refused with th
     return;
   }
   hpn::test::TempDir dir;
+  agent_key_and_dir(dir);
   auto missing = run_in(lab.ns("a"), {"probe", "send", "--from", "eth7", "--to", "b=2001:db8:2::2", "-o", "x"}, dir);
   CHECK(missing.exit_code == 3);
   CHECK(missing.err == "hpnctl: --from no interface 'eth7' here\n");
   auto bad = run_in(lab.ns("a"), {"probe", "send", "--from", "a0", "--to", "b=10.1.1.1", "-o", "x"}, dir);
   CHECK(bad.exit_code == 2);
   CHECK(bad.err == "hpnctl: --to 'b=10.1.1.1': '10.1.1.1' is not an IPv6 address\n");
-  auto listen = run_in(lab.ns("b"), {"probe", "listen", "--interfaces", "nope0", "--duration", "1"}, dir);
+  auto listen = run_in(lab.ns("b"), {"probe", "listen", "--interfaces", "nope0", "--duration", "1", "--run", "r"}, dir);
   CHECK(listen.exit_code == 3);
   CHECK(listen.err == "hpnctl: bind to interface nope0: No such device\n");
+  // Output the agent could not write once it runs as nobody: refused before
+  // the first probe, not after the run.
+  std::filesystem::create_directory(dir / "root-only");
+  REQUIRE(chmod((dir / "root-only").c_str(), 0700) == 0);
+  auto unwritable = run_in(lab.ns("b"), {"probe", "listen", "--interfaces", "b0", "--duration", "1", "--run", "r",
+                                         "-o", "root-only/seen.jsonl"},
+                           dir);
+  CHECK(unwritable.exit_code == 3);
+  CHECK(unwritable.err == "hpnctl: -o root-only/seen.jsonl: directory root-only is not writable by user nobody, "
+                          "which the agent runs as once its sockets are open (see --user)\n");
+  auto to_root = run_in(lab.ns("b"), {"probe", "listen", "--interfaces", "b0", "--duration", "1", "--run", "r",
+                                      "--user", "root"},
+                        dir);
+  CHECK(to_root.exit_code == 3);
+  CHECK(to_root.err == "hpnctl: --user root: the agent drops to an unprivileged user, not to uid/gid 0\n");
+}
+
+TEST_CASE("agent/netns: a listener with another key or of another run answers nothing and says why",
+          "[agent][netns]") {
+  if (!can_run()) return;
+  Lab lab;
+  if (!lab.ready) {
+    WARN("skipped: could not build the network namespaces");
+    return;
+  }
+  struct Case {
+    const char* what;
+    const char* listener_key;
+    const char* listener_run;
+    const char* counted;
+  };
+  for (const Case& c : {Case{"another key", "00112233445566778899aabbccddeeff", "r1", "bad hmac 3"},
+                        Case{"another run", kKey, "r2", "wrong run 3"}}) {
+    INFO(c.what);
+    hpn::test::TempDir dir;
+    agent_key_and_dir(dir, c.listener_key);
+    Background listener(lab.ns("b"), {"probe", "listen", "--interfaces", "b0", "--duration", "30", "--run",
+                                      c.listener_run},
+                        (dir / "listen.out").string(), (dir / "listen.err").string());
+    REQUIRE(wait_for_text((dir / "listen.err").string(), "listening on b0", std::chrono::seconds(5)));
+    REQUIRE(setenv("HPNCTL_PROBE_KEY", kKey, 1) == 0);
+    const auto sent = run_in(lab.ns("a"),
+                             {"probe", "send", "--from", "a0", "--to", "host-b=2001:db8:2::2", "--probes", "3",
+                              "--run", "r1", "--timeout", "200", "--retries", "0", "--device-name", "host-a",
+                              "-o", "obs.jsonl"},
+                             dir);
+    INFO(sent.err);
+    REQUIRE(sent.exit_code == 0);
+    CHECK(sent.out.find("3 probes, 0 answered (0 late), 3 lost") != std::string::npos);
+    CHECK(listener.stop() == 0);
+    const auto counts = hpn::test::read_file(dir / "listen.out");
+    INFO(counts);
+    CHECK(counts.find("received 0, answered 0") == 0);
+    CHECK(counts.find(c.counted) != std::string::npos);
+  }
 }

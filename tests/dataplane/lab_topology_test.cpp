@@ -120,14 +120,16 @@ TEST_CASE("dataplane/topology: faults become link state and nftables on the rece
         "table netdev hpnctl_lab_faults {\n"
         "  chain in_nic1p2 {\n"
         "    type filter hook ingress device \"nic1p2\" priority 0; policy accept;\n"
-        "    numgen random mod 100 < 5 drop comment \"cable C0H00002 loss-z-a:5\"\n"
+        "    counter comment \"arrived\"\n"
+        "    numgen random mod 100 < 5 counter drop comment \"cable C0H00002 loss-z-a:5\"\n"
         "  }\n"
         "}\n");
   CHECK(config_of(configs, *t, "tor-p0-s00-r1a").nft_script ==
         "table netdev hpnctl_lab_faults {\n"
         "  chain in_etp1a {\n"
         "    type filter hook ingress device \"etp1a\" priority 0; policy accept;\n"
-        "    drop comment \"cable C0H00001 drop-a-z\"\n"
+        "    counter comment \"arrived\"\n"
+        "    counter drop comment \"cable C0H00001 drop-a-z\"\n"
         "  }\n"
         "}\n");
   const auto& up = host.links_up;
@@ -135,4 +137,46 @@ TEST_CASE("dataplane/topology: faults become link state and nftables on the rece
   CHECK(std::count(up.begin(), up.end(), "nic2p1") == 0);  // down: both ends stay down
   const auto& tor_up = config_of(configs, *t, "tor-p0-s00-r2a").links_up;
   CHECK(std::count(tor_up.begin(), tor_up.end(), "etp1a") == 0);
+}
+
+TEST_CASE("dataplane/topology: --loss drops at random on both ends of every cable that is up, after its fault",
+          "[dataplane][topology]") {
+  const Blueprint& bp = lab_pod();
+  Wiring w = planned_wiring(bp);
+  w.loss_percent = 7;
+  w.cables[0].fault = {FaultKind::drop, Direction::a_to_z, 0};  // host-p0-s00-h000 -> tor-p0-s00-r1a
+  w.cables[2].fault = {FaultKind::down, Direction::a_to_z, 0};  // host-p0-s00-h000 -- tor-p0-s00-r2a
+  auto t = build_topology(bp, w, "0000");
+  REQUIRE(t);
+  const auto configs = namespace_configs(bp, *t, compute_routes(bp, *t));
+  const std::string& tor = config_of(configs, *t, "tor-p0-s00-r1a").nft_script;
+  // The faulted end: its drop first, then the background loss.
+  CHECK(tor.find("  chain in_etp1a {\n"
+                 "    type filter hook ingress device \"etp1a\" priority 0; policy accept;\n"
+                 "    counter comment \"arrived\"\n"
+                 "    counter drop comment \"cable C0H00001 drop-a-z\"\n"
+                 "    numgen random mod 100 < 7 counter drop comment \"cable C0H00001 loss 7%\"\n"
+                 "  }\n") != std::string::npos);
+  // Every receiving interface of every node that is up has a loss rule;
+  // the dark cable's ends have none.
+  size_t ends = 0;
+  for (size_t n = 0; n < t->nodes.size(); ++n) {
+    const std::string& script = configs[n].nft_script;
+    for (const auto& link : t->links) {
+      for (const LabPort* end : {&link.a, &link.z}) {
+        if (t->node_of(end->device) != static_cast<int>(n)) continue;
+        const std::string rule = "device \"" + end->ifname + "\" priority 0; policy accept;\n"
+                                 "    counter comment \"arrived\"\n";
+        INFO(bp.devices[end->device].name << ":" << end->ifname);
+        if (link.fault.kind == FaultKind::down) {
+          CHECK(script.find(rule) == std::string::npos);
+        } else {
+          CHECK(script.find(rule) != std::string::npos);
+          CHECK(script.find("< 7 counter drop comment \"cable " + link.cable_id + " loss 7%\"") != std::string::npos);
+          ++ends;
+        }
+      }
+    }
+  }
+  CHECK(ends == 2 * (t->links.size() - 1));
 }
