@@ -17,8 +17,8 @@ namespace hpn {
 namespace {
 
 // A switch's front panel: `host_ports` host-facing (sub)ports on the first
-// cages (broken out `breakout` ways), then `uplinks` uplink cages, the rest
-// spare. Port IDs: cage * 16, plus 1 + sub-port for breakout children, so an
+// cages (broken out `breakout` ways), `uplinks` uplink cages from
+// `first_uplink_cage` on, the rest spare. Port IDs: cage * 16, plus 1 + sub-port for breakout children, so an
 // ID read off a telemetry trace decodes by eye (0x232 = cage 35, sub-port b).
 struct SwitchPanel {
   int panel = 0;                       // index into Blueprint::panels
@@ -28,8 +28,8 @@ struct SwitchPanel {
 };
 
 SwitchPanel switch_panel(const std::string& pattern, int radix, int speed, int breakout,
-                         int host_ports, int active_ports, int uplinks, PortUse uplink_use,
-                         PortUse host_use) {
+                         int host_ports, int active_ports, int first_uplink_cage, int uplinks,
+                         PortUse uplink_use, PortUse host_use) {
   SwitchPanel panel;
   const int host_cages = ceil_div(host_ports, breakout);
   for (int cage = 1; cage <= radix; ++cage) {
@@ -50,7 +50,7 @@ SwitchPanel switch_panel(const std::string& pattern, int radix, int speed, int b
       PortUse use = k < active_ports ? host_use : PortUse::backup;
       panel.ports.push_back({cage_name, cage_id, speed, kNone, "", use});
       panel.host_port.push_back(cage_name);
-    } else if (cage <= host_cages + uplinks) {
+    } else if (cage >= first_uplink_cage && cage < first_uplink_cage + uplinks) {
       panel.ports.push_back({cage_name, cage_id, speed, kNone, "", uplink_use});
       panel.uplink.push_back(cage_name);
     } else {
@@ -94,17 +94,20 @@ class Expander {
     const auto& n = s_.naming;
     tor_ = switch_panel(n.switch_port, s_.tor.radix, s_.tor.port_speed_gbps, s_.tor.breakout,
                         t_.tor_host_ports, s_.segment.active_hosts * t_.tor_ports_per_host,
-                        s_.tor.uplinks, PortUse::uplink, PortUse::host);
-    agg_ = switch_panel(n.switch_port, s_.aggregation.radix, s_.aggregation.port_speed_gbps, 1,
-                        s_.aggregation.downlinks, s_.aggregation.downlinks, s_.aggregation.uplinks,
-                        PortUse::uplink, PortUse::downlink);
+                        t_.tor_host_cages + 1, s_.tor.uplinks, PortUse::uplink, PortUse::host);
+    // Aggregation uplinks on the top cages, where they stay whatever the
+    // number of segments: a new segment's downlinks take spare cages below
+    // them and no aggregation-core cable moves.
+    const auto& a = s_.aggregation;
+    agg_ = switch_panel(n.switch_port, a.radix, a.port_speed_gbps, 1, a.downlinks, a.downlinks,
+                        a.radix - a.uplinks + 1, a.uplinks, PortUse::uplink, PortUse::downlink);
     core_ = switch_panel(n.switch_port, s_.core.radix, s_.core.port_speed_gbps, 1, s_.core.radix,
-                         s_.core.radix, 0, PortUse::uplink, PortUse::downlink);
+                         s_.core.radix, s_.core.radix + 1, 0, PortUse::uplink, PortUse::downlink);
     if (t_.fe_sides > 0) {
       fe_ = switch_panel(n.switch_port, s_.frontend.radix, s_.frontend.port_speed_gbps,
                          s_.frontend.breakout, s_.frontend.hosts_per_leaf_pair,
-                         s_.frontend.hosts_per_leaf_pair, s_.frontend.uplinks, PortUse::external,
-                         PortUse::host);
+                         s_.frontend.hosts_per_leaf_pair, t_.fe_host_cages + 1, s_.frontend.uplinks,
+                         PortUse::external, PortUse::host);
     }
     if (s_.host.frontend_nic) add_host_nic(0);
     for (int nic = 1; nic <= t_.rails; ++nic) add_host_nic(nic);
@@ -120,8 +123,14 @@ class Expander {
     pool_backend6_ = parse_prefix(s_.addressing.backend_ipv6, 6).value();
     pool_loop4_ = parse_prefix(s_.addressing.loopback_ipv4, 4).value();
     pool_loop6_ = parse_prefix(s_.addressing.loopback_ipv6, 6).value();
-    pool_link4_ = parse_prefix(s_.addressing.link_ipv4, 4).value();
-    pool_link6_ = parse_prefix(s_.addressing.link_ipv6, 6).value();
+    // Each kind of switch-to-switch link its own half of the link pools, so
+    // ToR links added with a segment never shift an aggregation-core address.
+    Prefix link4 = parse_prefix(s_.addressing.link_ipv4, 4).value();
+    Prefix link6 = parse_prefix(s_.addressing.link_ipv6, 6).value();
+    pool_tor_link4_ = link4.subnet(link4.length + 1, 0);
+    pool_agg_link4_ = link4.subnet(link4.length + 1, 1);
+    pool_tor_link6_ = link6.subnet(link6.length + 1, 0);
+    pool_agg_link6_ = link6.subnet(link6.length + 1, 1);
     host_len4_ = prefix_for(4, uint64_t(s_.addressing.first_host_offset) + t_.hosts_per_segment + 1);
     if (t_.fe_sides > 0) {
       pool_fe4_ = parse_prefix(s_.addressing.frontend_ipv4, 4).value();
@@ -195,18 +204,23 @@ class Expander {
     return index;
   }
 
-  uint32_t next_node_id(Role role) {
+  // Node IDs by position (Topology::*_position), not by a counter: a device
+  // keeps its ID when segments or pods are added around it.
+  uint32_t node_id(Role role, int64_t position) const {
     const IdRange& r = role == Role::host   ? s_.node_ids.host
                        : role == Role::tor  ? s_.node_ids.tor
                        : role == Role::agg  ? s_.node_ids.agg
                        : role == Role::core ? s_.node_ids.core
                                             : s_.node_ids.frontend;
-    return static_cast<uint32_t>(r.first + node_counter_[static_cast<int>(role)]++);
+    return static_cast<uint32_t>(r.first + position);
   }
 
-  int add_device(Device d, const char* naming_key, const std::string& what, RackSlot slot,
-                 const char* purpose, int ru, const SwitchPanel* panel) {
-    d.node_id = next_node_id(d.role);
+  // `position` numbers the device among its role, `switch_position` among
+  // all switches (its loopback); hosts have none.
+  int add_device(Device d, int64_t position, int64_t switch_position, const char* naming_key,
+                 const std::string& what, RackSlot slot, const char* purpose, int ru,
+                 const SwitchPanel* panel) {
+    d.node_id = node_id(d.role, position);
     d.rack = rack(slot, purpose);
     d.ru = ru;
     int index = static_cast<int>(bp_.devices.size());
@@ -218,15 +232,15 @@ class Expander {
     }
     owner_.push_back(what);
     d.panel = panel ? panel->panel : host_.panel;
-    if (d.role != Role::host) add_loopback(index);
+    if (d.role != Role::host) add_loopback(index, switch_position);
     bp_.devices.push_back(std::move(d));
     return index;
   }
 
-  void add_loopback(int device) {
+  void add_loopback(int device, int64_t switch_position) {
     // Skip the pool's first address: an all-zero interface ID is IPv6's
     // subnet-router anycast address (RFC 4291 §2.6.1).
-    uint64_t n = ++loopbacks_;
+    uint64_t n = static_cast<uint64_t>(switch_position) + 1;
     bp_.interfaces.push_back({device, "Loopback0", "loopback", kNone,
                               format_address(4, pool_loop4_.base + n), 32,
                               format_address(6, pool_loop6_.base + n), 128});
@@ -247,7 +261,8 @@ class Expander {
         d.asn = s_.asn.core;
         int rack_no = (plane - 1) * layout_.core_racks_per_plane() + c / s_.layout.cores_per_rack;
         core_index_[plane - 1].push_back(
-            add_device(d, "core", fmt::format("core {} of plane {}", c, plane),
+            add_device(d, t_.core_position(plane, c), t_.core_position(plane, c), "core",
+                       fmt::format("core {} of plane {}", c, plane),
                        layout_.core_rack(rack_no), "core", switch_ru(c % s_.layout.cores_per_rack),
                        &core_));
       }
@@ -271,7 +286,8 @@ class Expander {
         d.asn = s_.asn.agg_first + pod * t_.planes + (plane - 1);
         int rack_no = (plane - 1) * layout_.agg_racks_per_plane() + j / s_.layout.aggs_per_rack;
         aggs[plane - 1].push_back(
-            add_device(d, "agg", fmt::format("aggregation switch {} of pod {} plane {}", j, pod, plane),
+            add_device(d, t_.agg_position(pod, plane, j), t_.agg_switch_position(pod, plane, j), "agg",
+                       fmt::format("aggregation switch {} of pod {} plane {}", j, pod, plane),
                        layout_.agg_rack(pod, rack_no), "aggregation",
                        switch_ru(j % s_.layout.aggs_per_rack), &agg_));
       }
@@ -283,7 +299,8 @@ class Expander {
     for (int seg = 0; seg < t_.segments; ++seg) {
       RackSlot net = layout_.network_rack(pod, seg);
       int in_rack = 0;
-      int subnet = (pod * t_.segments + seg) * t_.rails;
+      // Subnets by position too: pod P's segments start at P x max_segments.
+      const int64_t subnet = t_.segment_position(pod, seg) * t_.rails;
       tors[seg].assign(t_.rails, {});
       for (int rail = 1; rail <= t_.rails; ++rail) {
         for (int side = 0; side < t_.sides; ++side) {
@@ -294,10 +311,12 @@ class Expander {
           d.segment = seg;
           d.plane = plane_of(side);
           d.rail = rail;
-          d.asn = s_.asn.tor_first + tor_counter_++;
-          int index = add_device(d, "tor", fmt::format("ToR {}{} of pod {} segment {}", rail,
-                                                       side_of(side), pod, seg),
-                                 net, "network", switch_ru(in_rack++), &tor_);
+          const int64_t position = t_.tor_position(pod, seg, rail, side);
+          d.asn = s_.asn.tor_first + position;
+          int index = add_device(d, position, t_.segment_switch_position(pod, seg, in_rack), "tor",
+                                 fmt::format("ToR {}{} of pod {} segment {}", rail, side_of(side), pod, seg),
+                                 net, "network", switch_ru(in_rack), &tor_);
+          ++in_rack;
           tors[seg][rail - 1].push_back(index);
           add_gateway(index, pool_backend4_.subnet(host_len4_, subnet + rail - 1),
                       pool_backend6_.subnet(64, subnet + rail - 1), side);
@@ -305,17 +324,20 @@ class Expander {
       }
       leaves[seg].assign(t_.fe_pairs_per_segment, {});
       for (int pair = 0; pair < t_.fe_pairs_per_segment; ++pair) {
-        int fe_subnet = (pod * t_.segments + seg) * t_.fe_pairs_per_segment + pair;
+        const int64_t fe_subnet = t_.segment_position(pod, seg) * t_.fe_pairs_per_segment + pair;
         for (int side = 0; side < t_.fe_sides; ++side) {
           Device d;
           d.name = frontend_name(s_.naming.frontend, pod, seg, pair, letter(side));
           d.role = Role::frontend;
           d.pod = pod;
           d.segment = seg;
-          d.asn = s_.asn.frontend_first + fe_counter_++;
-          int index = add_device(d, "frontend", fmt::format("front-end leaf {}{} of pod {} segment {}",
-                                                            pair, letter(side), pod, seg),
-                                 net, "network", switch_ru(in_rack++), &fe_);
+          const int64_t position = t_.leaf_position(pod, seg, pair, side);
+          d.asn = s_.asn.frontend_first + position;
+          int index = add_device(d, position, t_.segment_switch_position(pod, seg, in_rack), "frontend",
+                                 fmt::format("front-end leaf {}{} of pod {} segment {}", pair,
+                                             letter(side), pod, seg),
+                                 net, "network", switch_ru(in_rack), &fe_);
+          ++in_rack;
           leaves[seg][pair].push_back(index);
           add_gateway(index, pool_fe4_.subnet(fe_len4_, fe_subnet), pool_fe6_.subnet(64, fe_subnet), side);
         }
@@ -329,7 +351,8 @@ class Expander {
         d.state = h < s_.segment.active_hosts ? State::active : State::backup;
         int rack_no = h / s_.layout.hosts_per_rack;
         int ru = 1 + (h % s_.layout.hosts_per_rack) * s_.layout.host_units;
-        int index = add_device(d, "host", fmt::format("host {} of pod {} segment {}", h, pod, seg),
+        int index = add_device(d, t_.host_position(pod, seg, h), -1, "host",
+                               fmt::format("host {} of pod {} segment {}", h, pod, seg),
                                layout_.host_rack(pod, seg, rack_no), "hosts", ru, nullptr);
         hosts[seg].push_back(index);
         add_host_interfaces(index, pod, seg, h);
@@ -351,14 +374,14 @@ class Expander {
   void add_host_interfaces(int device, int pod, int seg, int h) {
     const uint64_t offset = s_.addressing.first_host_offset + h;
     if (t_.fe_sides > 0) {
-      int n = (pod * t_.segments + seg) * t_.fe_pairs_per_segment + h / s_.frontend.hosts_per_leaf_pair;
+      int64_t n = t_.segment_position(pod, seg) * t_.fe_pairs_per_segment + h / s_.frontend.hosts_per_leaf_pair;
       Prefix v4 = pool_fe4_.subnet(fe_len4_, n), v6 = pool_fe6_.subnet(64, n);
       uint64_t local = s_.addressing.first_host_offset + h % s_.frontend.hosts_per_leaf_pair;
       bp_.interfaces.push_back({device, "bond0", "host", 0, format_address(4, v4.base + local),
                                 v4.length, format_address(6, v6.base + local), v6.length});
     }
     for (int nic = 1; nic <= t_.rails; ++nic) {
-      int n = (pod * t_.segments + seg) * t_.rails + nic - 1;
+      int64_t n = t_.segment_position(pod, seg) * t_.rails + nic - 1;
       Prefix v4 = pool_backend4_.subnet(host_len4_, n), v6 = pool_backend6_.subnet(64, n);
       bp_.interfaces.push_back({device, fmt::format("bond{}", nic), "host", nic,
                                 format_address(4, v4.base + offset), v4.length,
@@ -376,8 +399,10 @@ class Expander {
     return "?";
   }
 
+  // `link`: the position of a switch-to-switch cable's /31 and /127 in the
+  // link pool of its kind; none for host cables.
   void cable(CableKind kind, int pod, int& seq, int a, const std::string& a_port, int z,
-             const std::string& z_port, int speed, State state) {
+             const std::string& z_port, int speed, State state, int64_t link = -1) {
     if (!error_.empty()) return;
     Cable c;
     c.id = cable_name(s_.naming.cable, pod, kind_code(kind), ++seq);
@@ -413,12 +438,13 @@ class Expander {
                              s_.media.multimode_limit_m, c.media)});
     }
     if (kind == CableKind::tor_agg || kind == CableKind::agg_core) {
-      uint64_t n = links_++;
-      bp_.links.push_back({static_cast<int>(bp_.cables.size()),
-                           format_address(4, pool_link4_.base + 2 * n),
-                           format_address(4, pool_link4_.base + 2 * n + 1), 31,
-                           format_address(6, pool_link6_.base + 2 * n),
-                           format_address(6, pool_link6_.base + 2 * n + 1), 127});
+      const bool tor = kind == CableKind::tor_agg;
+      const Prefix& v4 = tor ? pool_tor_link4_ : pool_agg_link4_;
+      const Prefix& v6 = tor ? pool_tor_link6_ : pool_agg_link6_;
+      const u128 n = static_cast<u128>(link);
+      bp_.links.push_back({static_cast<int>(bp_.cables.size()), format_address(4, v4.base + 2 * n),
+                           format_address(4, v4.base + 2 * n + 1), 31, format_address(6, v6.base + 2 * n),
+                           format_address(6, v6.base + 2 * n + 1), 127});
     }
     bp_.cables.push_back(std::move(c));
   }
@@ -461,10 +487,11 @@ class Expander {
           int plane = plane_of(side);
           int local = t_.planes == 2 ? rail - 1 : (rail - 1) * t_.sides + side;
           int downlink = seg * t_.tors_per_plane_in_segment + local;
+          const int64_t first_link = t_.tor_position(pod, seg, rail, side) * s_.tor.uplinks;
           for (int u = 0; u < s_.tor.uplinks; ++u) {
             cable(CableKind::tor_agg, pod, seq, tors[seg][rail - 1][side], tor_.uplink[u],
                   aggs[plane - 1][u], agg_.host_port[downlink], s_.tor.port_speed_gbps,
-                  State::active);
+                  State::active, first_link + u);
           }
         }
       }
@@ -484,7 +511,8 @@ class Expander {
           int core = g % t_.cores_per_plane, index = g / t_.cores_per_plane;
           cable(CableKind::agg_core, pod, seq, aggs[plane - 1][j], agg_.uplink[k],
                 core_index_[plane - 1][core], core_.host_port[pod * group + index],
-                s_.aggregation.port_speed_gbps, State::active);
+                s_.aggregation.port_speed_gbps, State::active,
+                t_.agg_position(pod, plane, j) * s_.aggregation.uplinks + k);
         }
       }
     }
@@ -550,11 +578,8 @@ class Expander {
   std::unordered_map<std::string, int> rack_names_;
   std::unordered_map<std::string, int> names_;
   std::vector<std::string> owner_;
-  int64_t node_counter_[5] = {};
-  int64_t tor_counter_ = 0, fe_counter_ = 0;
-  uint64_t loopbacks_ = 0, links_ = 0;
-  Prefix pool_backend4_, pool_backend6_, pool_fe4_, pool_fe6_, pool_loop4_, pool_loop6_,
-      pool_link4_, pool_link6_;
+  Prefix pool_backend4_, pool_backend6_, pool_fe4_, pool_fe6_, pool_loop4_, pool_loop6_;
+  Prefix pool_tor_link4_, pool_agg_link4_, pool_tor_link6_, pool_agg_link6_;
   int host_len4_ = 32, fe_len4_ = 32;
 };
 

@@ -14,8 +14,8 @@ Layout::Layout(const Spec& spec, const Topology& t) : spec_(spec) {
   network_slot_ = std::min(l.racks_per_row / 2, slots_per_segment_ - 1);
   agg_racks_per_plane_ = ceil_div(t.aggs_per_plane, l.aggs_per_rack);
   agg_rows_ = ceil_div(agg_racks_per_plane_ * t.planes, l.racks_per_row);
-  rows_per_pod_ = t.segments * rows_per_segment_ + agg_rows_;
-  first_half_ = (t.segments + 1) / 2;
+  rows_per_pod_ = t.max_segments * rows_per_segment_ + agg_rows_;
+  first_half_ = (t.max_segments + 1) / 2;
   core_racks_per_plane_ = std::max(1, ceil_div(t.cores_per_plane, l.cores_per_rack));
 }
 
@@ -42,7 +42,9 @@ RackSlot Layout::agg_rack(int pod, int rack) const {
 
 RackSlot Layout::core_rack(int rack) const {
   const auto& l = spec_.layout;
-  int pods_in_hall = std::clamp(spec_.pods - l.core_hall * l.pods_per_hall, 0, l.pods_per_hall);
+  // After the pods the core is sized for, built or not, so a new pod does not move it.
+  const int pods = std::max(spec_.pods, spec_.core.pods_planned);
+  int pods_in_hall = std::clamp(pods - l.core_hall * l.pods_per_hall, 0, l.pods_per_hall);
   const int per_row = l.racks_per_row;
   return {l.core_hall, pods_in_hall * rows_per_pod_ + rack / per_row, rack % per_row};
 }

@@ -6,6 +6,12 @@
 // the middle of its first row; the aggregation row sits between the two
 // halves of the segments, so no ToR is far from its aggregation switches. The
 // core row follows the pods of the core hall.
+//
+// Every row is reserved for the largest pod the design allows: a pod takes
+// the rows of Topology::max_segments segments (the aggregation row after the
+// first half of them), and the core row comes after the core.pods_planned
+// pods the core hall can hold. A segment or pod added later lands in rows
+// kept free for it; no rack planned before moves.
 #pragma once
 
 #include "planner/spec.h"

@@ -1,5 +1,7 @@
 #include "planner/topology.h"
 
+#include <algorithm>
+
 namespace hpn {
 
 Topology derive_topology(const Spec& spec) {
@@ -14,7 +16,12 @@ Topology derive_topology(const Spec& spec) {
   t.tor_ports_per_host = spec.segment.dual_tor ? 1 : spec.host.ports_per_nic;
   t.tor_host_ports = t.hosts_per_segment * t.tor_ports_per_host;
   t.tor_host_cages = ceil_div(t.tor_host_ports, spec.tor.breakout);
-  t.tors_per_plane_in_segment = spec.segment.tors / spec.pod.planes;
+  t.tors_per_plane_in_segment = spec.pod.planes > 0 ? spec.segment.tors / spec.pod.planes : 0;
+  t.max_segments = t.segments;
+  if (t.tors_per_plane_in_segment > 0) {
+    int room = (spec.aggregation.radix - spec.aggregation.uplinks) / t.tors_per_plane_in_segment;
+    t.max_segments = std::max(t.segments, room);
+  }
   if (spec.core.pods_planned > 0) t.core_ports_per_pod = spec.core.radix / spec.core.pods_planned;
   if (t.core_ports_per_pod > 0) {
     t.cores_per_plane = static_cast<int>(int64_t{spec.aggregation.switches_per_plane} *
