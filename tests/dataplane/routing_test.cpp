@@ -87,7 +87,7 @@ TEST_CASE("dataplane/routing: planned wiring converges to HPN's routes", "[datap
   CHECK(lab.via("agg-p0-1-00", "::", 0) == Set{"core-1-00:etp1", "core-1-01:etp1"});
   // Core: down over every aggregation switch of the plane.
   CHECK(lab.via("core-1-00", far) ==
-        Set{"agg-p0-1-00:etp5", "agg-p0-1-01:etp5", "agg-p0-1-02:etp5", "agg-p0-1-03:etp5"});
+        Set{"agg-p0-1-00:etp7", "agg-p0-1-01:etp7", "agg-p0-1-02:etp7", "agg-p0-1-03:etp7"});
   CHECK(lab.via("core-1-00", "::", 0).empty());  // it originates the default
 
   // Hosts: a table per NIC over both ToRs of its pair, picked by source.

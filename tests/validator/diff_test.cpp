@@ -70,28 +70,28 @@ TEST_CASE("validator/diff: two ToR uplinks swapped are one finding naming both")
 TEST_CASE("validator/diff: a cable landing on the wrong aggregation switch") {
   LabFixture lab;
   int c = lab.cable_from("tor-p0-s00-r1a", "etp5");  // planned to agg-p0-1-00:etp1
-  reroute(lab, c, lab.port("agg-p0-1-01", "etp7"));  // a spare port of another agg
+  reroute(lab, c, lab.port("agg-p0-1-01", "etp5"));  // a spare port of another agg
   auto r = lab.verify();
   INFO(kinds(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
   CHECK(f.kind == "wrong-device");
   CHECK(ids(lab, f) == std::vector<std::string>{lab.bp().cables[c].id});
-  CHECK(f.observed == "tor-p0-s00-r1a:etp5 -- agg-p0-1-01:etp7");
+  CHECK(f.observed == "tor-p0-s00-r1a:etp5 -- agg-p0-1-01:etp5");
   CHECK(f.message == "cable " + lab.bp().cables[c].id + " from tor-p0-s00-r1a:etp5 lands on "
-                     "agg-p0-1-01:etp7 instead of agg-p0-1-00:etp1; re-run it to agg-p0-1-00:etp1");
+                     "agg-p0-1-01:etp5 instead of agg-p0-1-00:etp1; re-run it to agg-p0-1-00:etp1");
 }
 
 TEST_CASE("validator/diff: a cable on the right switch but the wrong port") {
   LabFixture lab;
   int c = lab.cable_from("tor-p0-s00-r1a", "etp5");
-  reroute(lab, c, lab.port("agg-p0-1-00", "etp8"));
+  reroute(lab, c, lab.port("agg-p0-1-00", "etp6"));
   auto r = lab.verify();
   INFO(kinds(r));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "wrong-port");
   CHECK(r.findings[0].message == "cable " + lab.bp().cables[c].id +
-                                     " from tor-p0-s00-r1a:etp5 lands on agg-p0-1-00 port etp8; move it to port etp1");
+                                     " from tor-p0-s00-r1a:etp5 lands on agg-p0-1-00 port etp6; move it to port etp1");
 }
 
 TEST_CASE("validator/diff: a missing host cable and a missing ToR uplink") {
@@ -168,7 +168,7 @@ TEST_CASE("validator/diff: a NIC on another rail's ToR is a rail violation") {
 
 TEST_CASE("validator/diff: an extra cable between spare ports is unplanned") {
   LabFixture lab;
-  lab.wiring.push_back({lab.port("tor-p0-s00-r1a", "etp10"), lab.port("agg-p0-1-02", "etp8"), ""});
+  lab.wiring.push_back({lab.port("tor-p0-s00-r1a", "etp10"), lab.port("agg-p0-1-02", "etp6"), ""});
   // Traffic only crosses it if routing uses it: the ToR hashes over all its
   // uplinks, so it does.
   auto r = lab.verify();

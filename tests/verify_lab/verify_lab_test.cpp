@@ -147,7 +147,7 @@ TEST_CASE("verify/lab: a cable on the wrong aggregation switch") {
   LabVerify lab;
   auto& a = lab.sheet().row("tor-p0-s00-r1a", "etp5");
   a["z_device"] = "agg-p0-1-01";
-  a["z_port"] = "etp7";
+  a["z_port"] = "etp5";
   check_one(lab.run(1), "wrong-device", {a["cable_id"]});
 }
 
