@@ -52,6 +52,26 @@ hpn::ProgressFn file_progress(Progress& progress, const std::string& dir) {
   return [&progress, dir](const std::string& file) { progress.status(fmt::format("writing {}/: {} done", dir, file)); };
 }
 
+// Loads and expands the spec, one progress phase each. On an error it prints
+// the located diagnostics and returns nothing.
+std::optional<hpn::Plan> expand_spec(const std::optional<std::string>& path, Progress& progress) {
+  progress.phase("loading the spec");
+  auto spec = hpn::load_plan_spec(path);
+  if (!spec) {
+    progress.finish();
+    fail_located(kInputError, spec.error().message);
+    return std::nullopt;
+  }
+  progress.phase("expanding " + spec->name);
+  auto plan = hpn::make_plan(std::move(spec.value()), HPNCTL_VERSION);
+  if (!plan) {
+    progress.finish();
+    fail_located(kInputError, plan.error().message);
+    return std::nullopt;
+  }
+  return std::move(plan.value());
+}
+
 int run_plan(const PlanOptions& o, Verbosity v) {
   if (o.format != "text" && o.format != "json") {
     return fail(kInputError, fmt::format("--format {}: a plan's summary is text or json (table and csv are "
@@ -60,18 +80,8 @@ int run_plan(const PlanOptions& o, Verbosity v) {
   const bool quiet = o.quiet || v.quiet;
   if (auto target = hpn::check_plan_target(o.out); !target) return fail(kInputError, target.error().message);
   Progress progress({quiet, v.verbose});
-  progress.phase("loading the spec");
-  auto spec = hpn::load_plan_spec(o.spec);
-  if (!spec) {
-    progress.finish();
-    return fail_located(kInputError, spec.error().message);
-  }
-  progress.phase("expanding " + spec->name);
-  auto plan = hpn::make_plan(std::move(spec.value()), HPNCTL_VERSION);
-  if (!plan) {
-    progress.finish();
-    return fail_located(kInputError, plan.error().message);
-  }
+  auto plan = expand_spec(o.spec, progress);
+  if (!plan) return kInputError;
   progress.phase(fmt::format("writing {}/", o.out));
   auto written = hpn::write_plan(plan->blueprint, plan->summary, o.out, file_progress(progress, o.out));
   progress.finish();
@@ -115,18 +125,8 @@ int run_plan_diff(const PlanOptions& o, Verbosity v) {
     }
     before = std::move(loaded.value());
   }  // closed before -o may swap a new plan into the same place
-  progress.phase("loading the spec");
-  auto spec = hpn::load_plan_spec(o.spec);
-  if (!spec) {
-    progress.finish();
-    return fail_located(kInputError, spec.error().message);
-  }
-  progress.phase("expanding " + spec->name);
-  auto plan = hpn::make_plan(std::move(spec.value()), HPNCTL_VERSION);
-  if (!plan) {
-    progress.finish();
-    return fail_located(kInputError, plan.error().message);
-  }
+  auto plan = expand_spec(o.spec, progress);
+  if (!plan) return kInputError;
   progress.phase("comparing");
   hpn::PlanDiff diff = hpn::diff_plans(before, plan->blueprint);
   progress.finish();

@@ -26,6 +26,7 @@
 #include <memory>
 
 #include "dataplane/netns.h"
+#include "dataplane/nl_util.h"
 
 extern char** environ;
 
@@ -36,16 +37,12 @@ namespace {
 // linux/if.h's IFF_LOWER_UP; that header clashes with glibc's net/if.h.
 constexpr unsigned kIffLowerUp = 1u << 16;
 
-template <class T, auto Free>
-struct Deleter {
-  void operator()(T* p) const {
-    if (p != nullptr) Free(p);
-  }
-};
-using Sock = std::unique_ptr<nl_sock, Deleter<nl_sock, nl_socket_free>>;
-using Addr = std::unique_ptr<nl_addr, Deleter<nl_addr, nl_addr_put>>;
+// The owning handles are the ones host apply uses (dataplane/nl_util.h).
+using host::nl::Addr;
+using host::nl::Cache;
+using host::nl::Deleter;
+using host::nl::Sock;
 using Link = std::unique_ptr<rtnl_link, Deleter<rtnl_link, rtnl_link_put>>;
-using Cache = std::unique_ptr<nl_cache, Deleter<nl_cache, nl_cache_free>>;
 
 Error nl_error(const std::string& what, int err) { return Error{fmt::format("{}: {}", what, nl_geterror(err))}; }
 
