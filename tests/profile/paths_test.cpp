@@ -52,6 +52,11 @@ TEST_CASE("profile/paths: errors name the file and the entry") {
   CHECK(parse_paths(R"({"format": "hpnctl-paths", "version": 2, "hosts": {}})", "p.json").error().message ==
         "p.json: this hpnctl reads version 1 of hpnctl-paths");
   CHECK(parse_paths("{", "p.json").error().message.rfind("p.json: not JSON: ", 0) == 0);
+  // Found by fuzz_paths (tests/fuzz/regressions/fuzz_paths): a format that is
+  // not a string threw out of the reader.
+  auto odd = parse_paths(R"({"format": {}})", "p.json");
+  REQUIRE_FALSE(odd.ok());
+  CHECK(odd.error().message == "p.json: format is not 'hpnctl-paths'");
 }
 
 TEST_CASE("profile/paths: hosts, destinations and bonds must be the blueprint's") {
