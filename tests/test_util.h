@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 
 namespace hpn::test {
@@ -67,6 +68,22 @@ inline RunResult run_hpnctl(const std::string& args, const fs::path& cwd) {
   r.out = read_file(capture / "out");
   r.err = read_file(capture / "err");
   return r;
+}
+
+// The lab pod (examples/lab-pod.yaml) with `segments` segments, the
+// aggregation downlinks the design check requires for them (segments x ToRs
+// per plane) and `pods` pods: the specs expansion tests grow.
+inline std::string lab_spec_text(int segments, int pods = 1) {
+  std::string text = read_file(source_path("examples/lab-pod.yaml"));
+  auto set = [&](const std::string& from, const std::string& to) {
+    size_t at = text.find(from);
+    if (at == std::string::npos) throw std::runtime_error("examples/lab-pod.yaml no longer has: " + from);
+    text.replace(at, from.size(), to);
+  };
+  set("  segments: 2\n", "  segments: " + std::to_string(segments) + "\n");
+  set("  downlinks: 4\n", "  downlinks: " + std::to_string(segments * 2) + "\n");
+  if (pods != 1) set("frontend:\n", "fabric:\n  pods: " + std::to_string(pods) + "\n\nfrontend:\n");
+  return text;
 }
 
 }  // namespace hpn::test

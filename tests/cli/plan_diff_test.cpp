@@ -24,21 +24,6 @@ std::string q(const fs::path& path) {
   return out + "'";
 }
 
-// The lab pod with one more segment: pod.segments + 1, and the aggregation
-// downlinks that the design check requires for it (segments x ToRs per plane).
-std::string lab_spec_text(int segments, int pods = 1) {
-  std::string text = read_file(source_path("examples/lab-pod.yaml"));
-  auto set = [&](const std::string& from, const std::string& to) {
-    size_t at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    text.replace(at, from.size(), to);
-  };
-  set("  segments: 2\n", "  segments: " + std::to_string(segments) + "\n");
-  set("  downlinks: 4\n", "  downlinks: " + std::to_string(segments * 2) + "\n");
-  if (pods != 1) set("frontend:\n", "fabric:\n  pods: " + std::to_string(pods) + "\n\nfrontend:\n");
-  return text;
-}
-
 // Both blueprints in one SQLite connection: `old` and `nw`.
 class TwoPlans {
  public:

@@ -20,21 +20,6 @@ namespace {
 using namespace hpn;
 using hpn::test::plan_of;
 
-// The lab pod (examples/lab-pod.yaml) with `segments` segments, the
-// aggregation downlinks the design check requires for them, and `pods` pods.
-std::string lab_text(int segments, int pods = 1) {
-  std::string text = test::read_file(test::source_path("examples/lab-pod.yaml"));
-  auto set = [&](const std::string& from, const std::string& to) {
-    size_t at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    text.replace(at, from.size(), to);
-  };
-  set("  segments: 2\n", "  segments: " + std::to_string(segments) + "\n");
-  set("  downlinks: 4\n", "  downlinks: " + std::to_string(segments * 2) + "\n");
-  if (pods != 1) set("frontend:\n", "fabric:\n  pods: " + std::to_string(pods) + "\n\nfrontend:\n");
-  return text;
-}
-
 using Names = std::set<std::string>;
 
 // The work order from `before` to `after` holds only additions: every device
@@ -85,19 +70,19 @@ Spec spec_of(const std::string& text) {
 }  // namespace
 
 TEST_CASE("planner/stable: one more segment of the lab pod adds its devices and cables, nothing else") {
-  require_only_additions(lab_text(2), lab_text(3), [](const Device& d) { return d.segment == 2; });
+  require_only_additions(test::lab_spec_text(2), test::lab_spec_text(3), [](const Device& d) { return d.segment == 2; });
 }
 
 TEST_CASE("planner/stable: one more segment in every pod of a two-pod fabric renumbers nothing in pod 1") {
   // Pod 1's node IDs, ASNs, subnets and loopbacks start where pod 0's room
   // for three segments ends, not after the segments pod 0 has.
-  require_only_additions(lab_text(2, 2), lab_text(3, 2), [](const Device& d) { return d.segment == 2; });
+  require_only_additions(test::lab_spec_text(2, 2), test::lab_spec_text(3, 2), [](const Device& d) { return d.segment == 2; });
 }
 
 TEST_CASE("planner/stable: one more pod, the core already sized for it, adds that pod only") {
   // core.pods_planned is 2: the core's ports, rack and loopbacks stay.
-  require_only_additions(lab_text(2, 1), lab_text(2, 2), [](const Device& d) { return d.pod == 1; });
-  require_only_additions(lab_text(3, 1), lab_text(3, 2), [](const Device& d) { return d.pod == 1; });
+  require_only_additions(test::lab_spec_text(2, 1), test::lab_spec_text(2, 2), [](const Device& d) { return d.pod == 1; });
+  require_only_additions(test::lab_spec_text(3, 1), test::lab_spec_text(3, 2), [](const Device& d) { return d.pod == 1; });
 }
 
 TEST_CASE("planner/stable: the single-plane baseline grows by a segment without moving anything") {
@@ -108,14 +93,14 @@ TEST_CASE("planner/stable: the single-plane baseline grows by a segment without 
 
 TEST_CASE("planner/stable: a pod has room for the segments its aggregation radix leaves") {
   // Lab: (8 ports - 2 uplinks) / 2 ToRs per plane and segment = 3 segments.
-  Topology lab = derive_topology(spec_of(lab_text(2)));
+  Topology lab = derive_topology(spec_of(test::lab_spec_text(2)));
   CHECK(lab.max_segments == 3);
   // The default pod is already full: 15 segments of 8 ToRs per plane take 120 of 128 - 8 ports.
   Topology full = derive_topology(spec_of("version: 1\n"));
   CHECK(full.max_segments == 15);
   CHECK(full.tor_span() == full.tors());
   // Positions leave pod 0's third segment free in a two-pod, two-segment lab.
-  Topology two = derive_topology(spec_of(lab_text(2, 2)));
+  Topology two = derive_topology(spec_of(test::lab_spec_text(2, 2)));
   CHECK(two.tor_position(1, 0, 1, 0) == 3 * two.tors_per_segment());
   CHECK(two.tor_span() == 2 * 3 * 4);
   CHECK(two.host_position(1, 0, 0) == 3 * 8);
@@ -124,7 +109,7 @@ TEST_CASE("planner/stable: a pod has room for the segments its aggregation radix
 TEST_CASE("planner/stable: aggregation uplinks sit on the top cages whatever the segment count") {
   for (int segments : {1, 2, 3}) {
     INFO(segments << " segments");
-    Plan plan = plan_of(lab_text(segments));
+    Plan plan = plan_of(test::lab_spec_text(segments));
     const Blueprint& bp = plan.blueprint;
     Names uplink_ports;
     for (const auto& c : bp.cables) {
@@ -136,7 +121,7 @@ TEST_CASE("planner/stable: aggregation uplinks sit on the top cages whatever the
 
 TEST_CASE("planner/stable: node IDs and ASNs past their range for the reserved segments are refused") {
   // Eight ToRs built, twelve IDs reserved (room for three segments); ten in the range.
-  std::string text = lab_text(2) + "\nnode_ids:\n  tor: {first: 0x010000, last: 0x010009}\n";
+  std::string text = test::lab_spec_text(2) + "\nnode_ids:\n  tor: {first: 0x010000, last: 0x010009}\n";
   auto status = check_design(spec_of(text));
   REQUIRE_FALSE(status.ok());
   CHECK(status.error().message.find(
@@ -144,11 +129,11 @@ TEST_CASE("planner/stable: node IDs and ASNs past their range for the reserved s
             "which aggregation.radix leaves), node_ids.tor holds 10 (0x010000-0x010009)") !=
         std::string::npos);
   // ToR ASNs from 4200010000: twelve reserved end at 4200010011.
-  status = check_design(spec_of(lab_text(2) + "\nasn:\n  last: 4200010010\n"));
+  status = check_design(spec_of(test::lab_spec_text(2) + "\nasn:\n  last: 4200010010\n"));
   REQUIRE_FALSE(status.ok());
   CHECK(status.error().message.find(
             "ASN range exhausted: 8 ToRs (with room for 3 segments per pod, 12 ASNs) numbered from "
             "asn.tor_first 4200010000 end at 4200010011, past asn.last 4200010010") != std::string::npos);
   // With room for exactly the reservation it plans.
-  CHECK(check_design(spec_of(lab_text(2) + "\nnode_ids:\n  tor: {first: 0x010000, last: 0x01000b}\n")).ok());
+  CHECK(check_design(spec_of(test::lab_spec_text(2) + "\nnode_ids:\n  tor: {first: 0x010000, last: 0x01000b}\n")).ok());
 }
