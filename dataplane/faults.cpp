@@ -16,7 +16,7 @@ std::string cable_name(const LabLink& link) { return link.cable_id.empty() ? "(e
 }  // namespace
 
 std::string fault_script(const LabTopology& t, int node) {
-  // The rules of each receiving interface of this node, in wiring order.
+  // The rules of each sending interface of this node, in wiring order.
   std::map<std::string, std::vector<std::string>> rules;
   std::vector<std::string> order;
   auto add = [&](const std::string& ifname, std::string rule) {
@@ -27,21 +27,21 @@ std::string fault_script(const LabTopology& t, int node) {
   for (const auto& link : t.links) {
     if (stays_down(link)) continue;
     if (link.fault.kind == FaultKind::drop || link.fault.kind == FaultKind::loss) {
-      // The receiving end of the broken direction.
-      const LabPort& rx = link.fault.direction == Direction::a_to_z ? link.z : link.a;
-      if (t.node_of(rx.device) == node) {
+      // The sending end of the broken direction.
+      const LabPort& tx = link.fault.direction == Direction::a_to_z ? link.a : link.z;
+      if (t.node_of(tx.device) == node) {
         const std::string verdict =
             link.fault.kind == FaultKind::drop
                 ? "counter drop"
                 : fmt::format("numgen random mod 100 < {} counter drop", link.fault.loss_percent);
-        add(rx.ifname, fmt::format("{} comment \"cable {} {}\"", verdict, cable_name(link), link.fault.to_string()));
+        add(tx.ifname, fmt::format("{} comment \"cable {} {}\"", verdict, cable_name(link), link.fault.to_string()));
       }
     }
     // The background loss, drawn on its own after the cable's fault.
     if (t.loss_percent <= 0) continue;
-    for (const LabPort* rx : {&link.a, &link.z}) {
-      if (t.node_of(rx->device) != node) continue;
-      add(rx->ifname, fmt::format("numgen random mod 100 < {} counter drop comment \"cable {} loss {}%\"",
+    for (const LabPort* tx : {&link.a, &link.z}) {
+      if (t.node_of(tx->device) != node) continue;
+      add(tx->ifname, fmt::format("numgen random mod 100 < {} counter drop comment \"cable {} loss {}%\"",
                                   t.loss_percent, cable_name(link), t.loss_percent));
     }
   }
@@ -50,14 +50,14 @@ std::string fault_script(const LabTopology& t, int node) {
   for (const auto& ifname : order) {
     // Interface names are [A-Za-z0-9_-] (interface_name()), valid in a chain
     // name once '-' is mapped; the device name is quoted anyway.
-    std::string chain = "in_" + ifname;
+    std::string chain = "out_" + ifname;
     for (char& c : chain) c = c == '-' ? '_' : c;
-    // The first rule counts every arrival, so the counters give the rate
+    // The first rule counts every frame sent, so the counters give the rate
     // each drop rule really achieved.
     chains += fmt::format(
         "  chain {} {{\n"
-        "    type filter hook ingress device \"{}\" priority 0; policy accept;\n"
-        "    counter comment \"arrived\"\n",
+        "    type filter hook egress device \"{}\" priority 0; policy accept;\n"
+        "    counter comment \"sent\"\n",
         chain, ifname);
     for (const auto& rule : rules[ifname]) chains += "    " + rule + "\n";
     chains += "  }\n";

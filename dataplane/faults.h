@@ -1,13 +1,16 @@
 // Cable faults as the lab realises them (FIELD.md §3: no netem here):
 //   down          both ends of the veth pair stay administratively down;
-//   drop-a-z      an nftables netdev ingress chain on the z end drops everything;
+//   drop-a-z      an nftables netdev egress chain on the a end drops everything;
 //   loss-a-z:N    the same chain drops N% at random (`numgen random mod 100`);
 //   --loss N      every cable that is not down, both directions, N% at random
 //                 (drawn apart from the cable's own fault).
-// Each chain counts what arrives and what each rule drops (nft counters), so
+// Each chain counts what is sent and what each rule drops (nft counters), so
 // a test can read the rate the kernel really applied.
-// One-way faults act where the packet arrives, so the sender's interface,
-// counters and neighbour entry look healthy: the fibre, not the port, is broken.
+// One-way faults act at the sender's egress hook, before the frame reaches
+// the veth and so before anything on the far side can see it: the far end's
+// stack and its packet sockets (lldpd, tcpdump) hear nothing, as behind a
+// broken fibre. (An ingress hook runs after the receiver's packet sockets
+// have been handed the frame, so LLDP would still hear a dropped direction.)
 #pragma once
 
 #include <string>
@@ -19,7 +22,7 @@ namespace hpn::lab {
 // The nftables table name every fault chain of the lab lives in.
 inline constexpr const char* kFaultTable = "hpnctl_lab_faults";
 
-// The `nft -f` script for the faults arriving at one node, or empty when none.
+// The `nft -f` script for the faults leaving one node, or empty when none.
 std::string fault_script(const LabTopology& topology, int node);
 
 // Does this end of the link stay down?

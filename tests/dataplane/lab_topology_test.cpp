@@ -105,7 +105,7 @@ TEST_CASE("dataplane/topology: switches are IOAM routers, hosts carry their bond
   }));
 }
 
-TEST_CASE("dataplane/topology: faults become link state and nftables on the receiving end",
+TEST_CASE("dataplane/topology: faults become link state and nftables on the sending end",
           "[dataplane][topology]") {
   const Blueprint& bp = lab_pod();
   Wiring w = planned_wiring(bp);
@@ -118,20 +118,21 @@ TEST_CASE("dataplane/topology: faults become link state and nftables on the rece
   const auto& host = config_of(configs, *t, "host-p0-s00-h000");
   CHECK(host.nft_script ==
         "table netdev hpnctl_lab_faults {\n"
-        "  chain in_nic1p2 {\n"
-        "    type filter hook ingress device \"nic1p2\" priority 0; policy accept;\n"
-        "    counter comment \"arrived\"\n"
-        "    numgen random mod 100 < 5 counter drop comment \"cable C0H00002 loss-z-a:5\"\n"
-        "  }\n"
-        "}\n");
-  CHECK(config_of(configs, *t, "tor-p0-s00-r1a").nft_script ==
-        "table netdev hpnctl_lab_faults {\n"
-        "  chain in_etp1a {\n"
-        "    type filter hook ingress device \"etp1a\" priority 0; policy accept;\n"
-        "    counter comment \"arrived\"\n"
+        "  chain out_nic1p1 {\n"
+        "    type filter hook egress device \"nic1p1\" priority 0; policy accept;\n"
+        "    counter comment \"sent\"\n"
         "    counter drop comment \"cable C0H00001 drop-a-z\"\n"
         "  }\n"
         "}\n");
+  CHECK(config_of(configs, *t, "tor-p0-s00-r1b").nft_script ==
+        "table netdev hpnctl_lab_faults {\n"
+        "  chain out_etp1a {\n"
+        "    type filter hook egress device \"etp1a\" priority 0; policy accept;\n"
+        "    counter comment \"sent\"\n"
+        "    numgen random mod 100 < 5 counter drop comment \"cable C0H00002 loss-z-a:5\"\n"
+        "  }\n"
+        "}\n");
+  CHECK(config_of(configs, *t, "tor-p0-s00-r1a").nft_script.empty());  // it only receives the broken direction
   const auto& up = host.links_up;
   CHECK(std::count(up.begin(), up.end(), "nic1p1") == 1);
   CHECK(std::count(up.begin(), up.end(), "nic2p1") == 0);  // down: both ends stay down
@@ -149,15 +150,15 @@ TEST_CASE("dataplane/topology: --loss drops at random on both ends of every cabl
   auto t = build_topology(bp, w, "0000");
   REQUIRE(t);
   const auto configs = namespace_configs(bp, *t, compute_routes(bp, *t));
-  const std::string& tor = config_of(configs, *t, "tor-p0-s00-r1a").nft_script;
+  const std::string& host = config_of(configs, *t, "host-p0-s00-h000").nft_script;
   // The faulted end: its drop first, then the background loss.
-  CHECK(tor.find("  chain in_etp1a {\n"
-                 "    type filter hook ingress device \"etp1a\" priority 0; policy accept;\n"
-                 "    counter comment \"arrived\"\n"
+  CHECK(host.find("  chain out_nic1p1 {\n"
+                 "    type filter hook egress device \"nic1p1\" priority 0; policy accept;\n"
+                 "    counter comment \"sent\"\n"
                  "    counter drop comment \"cable C0H00001 drop-a-z\"\n"
                  "    numgen random mod 100 < 7 counter drop comment \"cable C0H00001 loss 7%\"\n"
                  "  }\n") != std::string::npos);
-  // Every receiving interface of every node that is up has a loss rule;
+  // Every sending interface of every node that is up has a loss rule;
   // the dark cable's ends have none.
   size_t ends = 0;
   for (size_t n = 0; n < t->nodes.size(); ++n) {
@@ -166,7 +167,7 @@ TEST_CASE("dataplane/topology: --loss drops at random on both ends of every cabl
       for (const LabPort* end : {&link.a, &link.z}) {
         if (t->node_of(end->device) != static_cast<int>(n)) continue;
         const std::string rule = "device \"" + end->ifname + "\" priority 0; policy accept;\n"
-                                 "    counter comment \"arrived\"\n";
+                                 "    counter comment \"sent\"\n";
         INFO(bp.devices[end->device].name << ":" << end->ifname);
         if (link.fault.kind == FaultKind::down) {
           CHECK(script.find(rule) == std::string::npos);

@@ -104,26 +104,26 @@ int count_kind(const nlohmann::json& report, const std::string& kind) {
   return n;
 }
 
-// Packets that arrived at, and were dropped by the loss rule of, one
-// interface's chain in a namespace (nft -j counters).
+// Packets sent by, and dropped by the loss rule of, one interface's egress
+// chain in a namespace (nft -j counters).
 std::pair<int64_t, int64_t> counters(const std::string& netns, const std::string& ifname) {
   auto j = nlohmann::json::parse(shell("ip netns exec '" + netns + "' nft -j list table netdev hpnctl_lab_faults"));
-  int64_t arrived = -1, dropped = -1;
+  int64_t sent = -1, dropped = -1;
   for (const auto& item : j["nftables"]) {
     if (!item.contains("rule")) continue;
     const auto& rule = item["rule"];
-    std::string chain = "in_" + ifname;
+    std::string chain = "out_" + ifname;
     for (char& c : chain) c = c == '-' ? '_' : c;
     if (rule["chain"] != chain) continue;
     for (const auto& e : rule["expr"]) {
       if (!e.contains("counter")) continue;
       const int64_t packets = e["counter"]["packets"].get<int64_t>();
       const std::string comment = rule.value("comment", "");
-      if (comment == "arrived") arrived = packets;
+      if (comment == "sent") sent = packets;
       if (comment.find("loss") != std::string::npos) dropped = packets;
     }
   }
-  return {arrived, dropped};
+  return {sent, dropped};
 }
 
 }  // namespace
@@ -163,14 +163,14 @@ TEST_CASE("verify/lab loss: lab up --loss drops that share of every cable's pack
   blast("tor-p0-s00-r1a", host_ll, tor_if);
   for (auto [netns, ifname] : {std::pair{prefix + "tor-p0-s00-r1a", tor_if},
                                std::pair{prefix + "host-p0-s00-h000", std::string("nic1p1")}}) {
-    auto [arrived, dropped] = counters(netns, ifname);
-    INFO(netns << " " << ifname << ": " << dropped << " of " << arrived << " dropped");
-    REQUIRE(arrived >= n);
+    auto [sent, dropped] = counters(netns, ifname);
+    INFO(netns << " " << ifname << ": " << dropped << " of " << sent << " dropped");
+    REQUIRE(sent >= n);
     // Binomial: within 5 standard deviations of 10%.
-    const double expected = 0.1 * static_cast<double>(arrived);
+    const double expected = 0.1 * static_cast<double>(sent);
     CHECK(std::abs(static_cast<double>(dropped) - expected) < 5 * std::sqrt(expected * 0.9));
-    WARN(fmt::format("{}: {} of {} packets dropped ({:.2f}%)", ifname, dropped, arrived,
-                     100.0 * static_cast<double>(dropped) / static_cast<double>(arrived)));
+    WARN(fmt::format("{}: {} of {} packets dropped ({:.2f}%)", ifname, dropped, sent,
+                     100.0 * static_cast<double>(dropped) / static_cast<double>(sent)));
   }
 }
 
