@@ -57,6 +57,12 @@ TEST_CASE("profile/paths: errors name the file and the entry") {
   auto odd = parse_paths(R"({"format": {}})", "p.json");
   REQUIRE_FALSE(odd.ok());
   CHECK(odd.error().message == "p.json: format is not 'hpnctl-paths'");
+  // Found by fuzz_paths: a number past a double's range is nlohmann's
+  // out_of_range, not a parse_error, and escaped the reader.
+  auto huge = parse_paths(R"({"format": "hpnctl-paths", "version": 1, "hosts": {}, "x": 111.11e1111})", "p.json");
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.error().message.rfind("p.json: not JSON: ", 0) == 0);
+  CHECK_THAT(huge.error().message, Catch::Contains("number overflow"));
 }
 
 TEST_CASE("profile/paths: hosts, destinations and bonds must be the blueprint's") {
