@@ -327,8 +327,9 @@ Result<ChangePlan> plan_changes(const ApplyProfile& p, const HostState& state, c
     for (const auto& m : b.members) {
       if (!m.gateway_mac) continue;
       const std::string dev = o.no_bond ? m.port : b.name;
-      for (const auto& [family, gw] : {std::pair{4, m.gateway_ipv4}, std::pair{6, m.gateway_ipv6}}) {
-        if (gw.empty()) continue;
+      for (const auto& [family, gateway] : {std::pair{4, m.gateway_ipv4}, std::pair{6, m.gateway_ipv6}}) {
+        if (gateway.empty()) continue;
+        const std::string& gw = gateway;  // clang 14 lambdas cannot capture a structured binding
         auto existing = std::find_if(state.neighbours.begin(), state.neighbours.end(), [&](const NeighbourState& n) {
           return n.ifname == dev && n.address == gw;
         });

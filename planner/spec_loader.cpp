@@ -366,7 +366,6 @@ class Section {
   std::set<std::string> allowed_;
 };
 
-constexpr int64_t kMaxCount = 1'000'000;
 constexpr int64_t kMaxNodeId = 0xFFFFFE;  // 0xFFFFFF is "unavailable" (RFC 9197 §4.4)
 constexpr int64_t kMaxAsn = 4294967294;
 const std::set<std::string> kMedia{"dac", "aoc", "mmf", "smf"};

@@ -16,6 +16,29 @@ namespace hpn::test {
 
 namespace fs = std::filesystem;
 
+// True in a build with AddressSanitizer (HPN_SANITIZE, HPN_FUZZ). Its shadow
+// memory reserves terabytes of address space, so a bound on address space
+// (ulimit -v) cannot apply there; bound_memory() bounds RSS instead.
+#if defined(__SANITIZE_ADDRESS__)
+inline constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+inline constexpr bool kAddressSanitizer = true;
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+#else
+inline constexpr bool kAddressSanitizer = false;
+#endif
+
+// A shell prefix that caps the memory of the command after it at `mb`
+// megabytes: address space normally, resident memory under ASan (which
+// aborts the process when it is passed).
+inline std::string bound_memory(int mb) {
+  if (kAddressSanitizer) return "ASAN_OPTIONS=\"${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=" + std::to_string(mb) + "\" ";
+  return "ulimit -v " + std::to_string(mb * 1000) + "; ";
+}
+
 // A fresh directory under the system temp dir, removed with everything in it.
 class TempDir {
  public:

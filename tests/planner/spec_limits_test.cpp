@@ -49,10 +49,10 @@ struct Run {
   double seconds = 0;
 };
 
-// `hpnctl plan SPEC -o OUT -q` with at most 1 GB of address space and 60 s:
+// `hpnctl plan SPEC -o OUT -q` with at most 1 GB of memory and 60 s:
 // a spec that slipped past the limits fails these, not the machine.
 Run plan_bounded(const fs::path& spec, const fs::path& out, const test::TempDir& scratch) {
-  const std::string command = "ulimit -v 1000000; timeout 60 '" + std::string(HPNCTL_BINARY) + "' plan '" +
+  const std::string command = test::bound_memory(1000) + "timeout 60 '" + std::string(HPNCTL_BINARY) + "' plan '" +
                               spec.string() + "' -o '" + out.string() + "' -q 2>'" +
                               (scratch / "err").string() + "' >/dev/null </dev/null";
   const auto start = std::chrono::steady_clock::now();
