@@ -21,6 +21,8 @@ build_dir=${HPN_FUZZ_BUILD_DIR:-build-fuzz}
 rss_mb=${HPN_FUZZ_RSS_MB:-2048}
 timeout=${HPN_FUZZ_TIMEOUT:-10}
 
+tools/deps.sh clang libclang-rt-14-dev
+
 # The compiler only on first configure: naming it again, even as the same
 # clang, makes cmake drop the cache and rebuild everything.
 compiler=()
