@@ -105,6 +105,7 @@ struct Interface {
   int ipv4_len = 0;
   std::string ipv6;
   int ipv6_len = 0;
+  std::string mac;  // "02:4e:10:00:00:01"; empty on loopbacks
 };
 
 // The point-to-point addresses of a switch-to-switch cable: a /31 and a /127,

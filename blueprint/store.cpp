@@ -112,11 +112,11 @@ Status write_rows(const Blueprint& bp, const sql::Db& db) {
     if (!rules.flush()) return fail(db, "core_rules");
   }
   {
-    sql::BatchInsert interfaces(db, "interfaces", 8);
+    sql::BatchInsert interfaces(db, "interfaces", 9);
     for (const auto& i : bp.interfaces) {
       interfaces.text(name_of(i.device)).text(i.name).text(i.purpose).integer_or_null(i.nic, kNone);
       interfaces.text_or_null(i.ipv4).integer_or_null(i.ipv4_len, 0);
-      interfaces.text_or_null(i.ipv6).integer_or_null(i.ipv6_len, 0);
+      interfaces.text_or_null(i.ipv6).integer_or_null(i.ipv6_len, 0).text_or_null(i.mac);
       if (!interfaces.end_row()) return fail(db, "interfaces");
     }
     if (!interfaces.flush()) return fail(db, "interfaces");
@@ -509,7 +509,7 @@ Result<Blueprint> BlueprintStore::load() const {
     if (!s.ok() || s.failed()) return failed("core_rules");
   }
   {
-    sql::Stmt s(db_, "SELECT device, interface, purpose, nic, ipv4, ipv4_len, ipv6, ipv6_len FROM interfaces"
+    sql::Stmt s(db_, "SELECT device, interface, purpose, nic, ipv4, ipv4_len, ipv6, ipv6_len, mac FROM interfaces"
                      " ORDER BY rowid");
     while (s.step()) {
       Interface i;
@@ -521,6 +521,7 @@ Result<Blueprint> BlueprintStore::load() const {
       i.ipv4_len = static_cast<int>(s.integer_or(5, 0));
       i.ipv6 = s.text(6);
       i.ipv6_len = static_cast<int>(s.integer_or(7, 0));
+      i.mac = s.text(8);
       bp.interfaces.push_back(std::move(i));
     }
     if (!s.ok() || s.failed()) return failed("interfaces");

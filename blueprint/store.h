@@ -11,7 +11,7 @@
 
 namespace hpn {
 
-inline constexpr int kBlueprintSchemaVersion = 1;
+inline constexpr int kBlueprintSchemaVersion = 2;
 inline constexpr const char* kBlueprintFormat = "hpnctl-blueprint";
 // How long a reader waits for a lock held by a writer of the same file
 // (only files written in place take locks; see BlueprintStore::open).

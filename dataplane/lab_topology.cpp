@@ -7,11 +7,6 @@
 
 namespace hpn::lab {
 
-std::string to_string(const Mac& mac) {
-  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", mac[0], mac[1], mac[2], mac[3],
-                     mac[4], mac[5]);
-}
-
 std::string lab_prefix(const std::string& id) { return "hpn-" + id + "-"; }
 
 Status check_lab_size(const Blueprint& bp, const Wiring& wiring) {
@@ -39,15 +34,6 @@ std::string interface_name(const PanelPort& port) {
     if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) valid = false;
   }
   return valid ? port.name : fmt::format("p{}", port.port_id);
-}
-
-Mac port_mac(std::uint32_t node_id, std::uint16_t port_id) {
-  return {0x02,
-          static_cast<std::uint8_t>(node_id >> 16),
-          static_cast<std::uint8_t>(node_id >> 8),
-          static_cast<std::uint8_t>(node_id),
-          static_cast<std::uint8_t>(port_id >> 8),
-          static_cast<std::uint8_t>(port_id)};
 }
 
 std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "blueprint/mac.h"
 #include "blueprint/model.h"
 #include "blueprint/result.h"
 #include "dataplane/wiring.h"
@@ -26,8 +27,7 @@ inline constexpr std::size_t kMaxLinks = 4096;
 // value works as long as the prober uses the same; `lab status` reports it.
 inline constexpr std::uint16_t kLabIoamNamespace = 123;
 
-using Mac = std::array<std::uint8_t, 6>;
-std::string to_string(const Mac& mac);  // "02:01:00:00:00:50"
+using hpn::Mac;
 
 // One end of a veth pair: a blueprint port in its device's namespace.
 struct LabPort {
@@ -75,10 +75,8 @@ Status check_lab_size(const Blueprint& bp, const Wiring& wiring);
 std::string interface_name(const PanelPort& port);
 
 // Deterministic addresses, so a MAC or a next hop seen in a capture or a
-// route names its device and port: MAC 02:NN:NN:NN:PP:PP (locally
-// administered; 24-bit node ID, 16-bit port ID) and link-local
-// fe80::N2:N1N0:PPPP from the same two numbers.
-Mac port_mac(std::uint32_t node_id, std::uint16_t port_id);
+// route names its device and port: the port's MAC (blueprint/mac.h) and
+// link-local fe80::N2:N1N0:PPPP from the same two numbers.
 std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id);
 
 // The lab for `wiring` (which must have been checked against `bp`).

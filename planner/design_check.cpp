@@ -1,5 +1,7 @@
 #include "planner/design_check.h"
 
+#include "blueprint/mac.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -303,6 +305,17 @@ void check_addresses(const Spec& s, const Topology& t, Checker& c) {
       }
     }
     parsed.push_back({&p, prefix.value()});
+  }
+  Mac gateway{};
+  if (!parse_mac(a.gateway_mac, gateway)) {
+    c.fail({"addressing.gateway_mac"},
+           fmt::format("addressing.gateway_mac: '{}' is not a MAC address such as 02:48:50:4e:00:01",
+                       a.gateway_mac));
+  } else if (!is_local_unicast(gateway)) {
+    c.fail({"addressing.gateway_mac"},
+           fmt::format("addressing.gateway_mac: {} must be a locally administered unicast MAC "
+                       "(second hex digit 2, 6, a or e, e.g. 02:48:50:4e:00:01): the switches "
+                       "answer with it in place of their own", a.gateway_mac));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "blueprint/mac.h"
 #include "planner/addressing.h"
 #include "planner/bom.h"
 #include "planner/design_check.h"
@@ -119,6 +120,9 @@ class Expander {
       bp_.panels.push_back({name, panel->ports});
     }
 
+    Mac gateway{};
+    (void)parse_mac(s_.addressing.gateway_mac, gateway);  // checked by check_design()
+    gateway_mac_ = to_string(gateway);
     pool_backend4_ = parse_prefix(s_.addressing.backend_ipv4, 4).value();
     pool_backend6_ = parse_prefix(s_.addressing.backend_ipv6, 6).value();
     pool_loop4_ = parse_prefix(s_.addressing.loopback_ipv4, 4).value();
@@ -243,7 +247,7 @@ class Expander {
     uint64_t n = static_cast<uint64_t>(switch_position) + 1;
     bp_.interfaces.push_back({device, "Loopback0", "loopback", kNone,
                               format_address(4, pool_loop4_.base + n), 32,
-                              format_address(6, pool_loop6_.base + n), 128});
+                              format_address(6, pool_loop6_.base + n), 128, ""});
   }
 
   int switch_ru(int index_in_rack) const {
@@ -365,10 +369,13 @@ class Expander {
     cable_frontend(pod, leaves, hosts);
   }
 
+  // Each ToR of a pair has its own gateway address (.1, .2) and both share
+  // the gateway MAC, so a bond's frames to either are taken by whichever
+  // ToR its hash sends them to.
   void add_gateway(int device, const Prefix& v4, const Prefix& v6, int side) {
     bp_.interfaces.push_back({device, "Vlan1000", "gateway", kNone,
                               format_address(4, v4.base + 1 + side), v4.length,
-                              format_address(6, v6.base + 1 + side), v6.length});
+                              format_address(6, v6.base + 1 + side), v6.length, gateway_mac_});
   }
 
   void add_host_interfaces(int device, int pod, int seg, int h) {
@@ -378,14 +385,16 @@ class Expander {
       Prefix v4 = pool_fe4_.subnet(fe_len4_, n), v6 = pool_fe6_.subnet(64, n);
       uint64_t local = s_.addressing.first_host_offset + h % s_.frontend.hosts_per_leaf_pair;
       bp_.interfaces.push_back({device, "bond0", "host", 0, format_address(4, v4.base + local),
-                                v4.length, format_address(6, v6.base + local), v6.length});
+                                v4.length, format_address(6, v6.base + local), v6.length,
+                                to_string(bond_mac(bp_.devices[device].node_id, 0))});
     }
     for (int nic = 1; nic <= t_.rails; ++nic) {
       int64_t n = t_.segment_position(pod, seg) * t_.rails + nic - 1;
       Prefix v4 = pool_backend4_.subnet(host_len4_, n), v6 = pool_backend6_.subnet(64, n);
       bp_.interfaces.push_back({device, fmt::format("bond{}", nic), "host", nic,
                                 format_address(4, v4.base + offset), v4.length,
-                                format_address(6, v6.base + offset), v6.length});
+                                format_address(6, v6.base + offset), v6.length,
+                                to_string(bond_mac(bp_.devices[device].node_id, nic))});
     }
   }
 
@@ -581,6 +590,7 @@ class Expander {
   Prefix pool_backend4_, pool_backend6_, pool_fe4_, pool_fe6_, pool_loop4_, pool_loop6_;
   Prefix pool_tor_link4_, pool_agg_link4_, pool_tor_link6_, pool_agg_link6_;
   int host_len4_ = 32, fe_len4_ = 32;
+  std::string gateway_mac_;  // lowercase, as blueprint.db keeps it
 };
 
 }  // namespace

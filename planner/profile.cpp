@@ -28,11 +28,6 @@ bool parse_bond_mode(std::string_view text, BondMode& out) {
   return false;
 }
 
-std::string bond_mac(uint32_t node_id, int nic) {
-  return fmt::format("02:4e:{:02x}:{:02x}:{:02x}:{:02x}", (node_id >> 16) & 0xff,
-                     (node_id >> 8) & 0xff, node_id & 0xff, nic & 0xff);
-}
-
 namespace {
 
 // Usable bandwidth of a NIC's ports: both in balance-xor and 802.3ad, one in
@@ -147,7 +142,7 @@ Bond ProfileBuilder::make_bond(int device, const Interface& row) const {
   b.name = row.name;
   b.nic = row.nic;
   b.backend = row.nic > 0;
-  b.mac = bond_mac(host.node_id, row.nic);
+  b.mac = row.mac;
   b.mtu = b.backend ? mtu_ : t.frontend_mtu;
   b.ipv4 = row.ipv4;
   b.ipv4_len = row.ipv4_len;

@@ -34,15 +34,6 @@ inline constexpr int kMainTable = 254;
 // each must leave by its own rail.
 inline constexpr int kBackendTableBase = 1000;
 
-// The stable, locally administered MAC of a bond:
-//   02:4e:<node ID, 3 bytes>:<NIC number>
-// 0x02 sets the U/L bit (locally administered) and clears I/G (unicast);
-// 0x4e ('N') tells hpnctl's MACs from other local schemes (Docker's 02:42).
-// Node IDs are unique in the fabric (24 bits) and NIC numbers fit a byte,
-// so no two bonds of a fabric share a MAC, and a host gets the same MACs
-// every time it is profiled.
-std::string bond_mac(uint32_t node_id, int nic);
-
 struct BondMember {
   std::string port;             // the host port: the blueprint names the netdev
   int speed_gbps = 0;

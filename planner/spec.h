@@ -65,6 +65,10 @@ struct AddressingSpec {
   std::string backend_ipv4, backend_ipv6, frontend_ipv4, frontend_ipv6;
   std::string loopback_ipv4, loopback_ipv6, link_ipv4, link_ipv6;
   int first_host_offset = 0;
+  // The MAC every gateway answers with: both ToRs of a pair (and both
+  // front-end leaves) share it, so a bond's frames are accepted by
+  // whichever member port its hash picks (non-stacked dual-ToR, HPN §4).
+  std::string gateway_mac;
 };
 
 struct AsnSpec {

@@ -436,6 +436,7 @@ void read_document(Section& top, Spec& spec, bool require_version) {
     s.text("link_ipv4", a.link_ipv4);
     s.text("link_ipv6", a.link_ipv6);
     s.integer("first_host_offset", a.first_host_offset, 3, 1 << 20);
+    s.text("gateway_mac", a.gateway_mac);
   });
   top.section("asn", [&](Section& s) {
     s.integer64("core", spec.asn.core, 1, kMaxAsn);

@@ -1,5 +1,5 @@
 -- blueprint.db: the complete plan of an HPN fabric, written by `hpnctl plan`.
--- Schema version 1 (PRAGMA user_version). NULL where a column does not apply.
+-- Schema version 2 (PRAGMA user_version; 2 added interfaces.mac). NULL where a column does not apply.
 -- The tables are created first and filled; the indexes after the marker below
 -- are built once the rows are in, which is several times faster than keeping
 -- them up to date row by row.
@@ -97,6 +97,9 @@ CREATE TABLE core_rules (
 
 -- Layer-3 interfaces. purpose: host (a NIC bond; nic 0 is the front end),
 -- gateway (a ToR's or front-end leaf's address toward its hosts), loopback.
+-- mac: a host bond's MAC, and the gateway MAC that both ToRs of a pair
+-- answer with (addressing.gateway_mac), so a bond's frames are accepted by
+-- whichever ToR its hash picks; NULL on loopbacks.
 CREATE TABLE interfaces (
   device    TEXT NOT NULL,
   interface TEXT NOT NULL,
@@ -105,7 +108,8 @@ CREATE TABLE interfaces (
   ipv4      TEXT,
   ipv4_len  INTEGER,
   ipv6      TEXT,
-  ipv6_len  INTEGER
+  ipv6_len  INTEGER,
+  mac       TEXT
 );
 
 -- Point-to-point addresses of every switch-to-switch cable (tor-agg,

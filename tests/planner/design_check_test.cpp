@@ -224,3 +224,21 @@ TEST_CASE("planner/design: '-o .' and a directory that is not a plan are refused
   CHECK(home.err == "hpnctl: home: exists and is not an hpnctl plan (no blueprint.db); refusing to replace it\n");
   CHECK(hpn::test::read_file(dir / "home" / "notes.txt") == "mine");
 }
+
+TEST_CASE("planner/design: the gateway MAC must be a local unicast MAC") {
+  check_refused("version: 1\naddressing:\n  gateway_mac: 02:48:50:4e:00\n",
+                "pod.yaml:3:3: addressing.gateway_mac: '02:48:50:4e:00' is not a MAC address such as "
+                "02:48:50:4e:00:01\n"
+                "  gateway_mac: 02:48:50:4e:00\n"
+                "  ^\n");
+  // A multicast MAC would be flooded; a universal one belongs to a vendor.
+  for (const char* mac : {"03:48:50:4e:00:01", "00:1b:21:00:00:01", "02:00:00:00:00:00"}) {
+    INFO(mac);
+    check_refused(std::string("version: 1\naddressing:\n  gateway_mac: \"") + mac + "\"\n",
+                  std::string("pod.yaml:3:3: addressing.gateway_mac: ") + mac +
+                      " must be a locally administered unicast MAC (second hex digit 2, 6, a or e, "
+                      "e.g. 02:48:50:4e:00:01): the switches answer with it in place of their own\n"
+                      "  gateway_mac: \"" + mac + "\"\n"
+                      "  ^\n");
+  }
+}

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "blueprint/mac.h"
 #include "planner/profile.h"
 #include "profile_fixture.h"
 
@@ -81,8 +82,8 @@ TEST_CASE("profile/bonds: every host of the default pod has 8 back-end bonds on 
 }
 
 TEST_CASE("profile/bonds: the MAC is locally administered unicast from node ID and NIC") {
-  CHECK(bond_mac(0x123456, 7) == "02:4e:12:34:56:07");
-  CHECK(bond_mac(0xFFFFFE, 8) == "02:4e:ff:ff:fe:08");
+  CHECK(to_string(bond_mac(0x123456, 7)) == "02:4e:12:34:56:07");
+  CHECK(to_string(bond_mac(0xFFFFFE, 8)) == "02:4e:ff:ff:fe:08");
   const Blueprint& bp = default_pod().blueprint;
   ProfileBuilder b = builder_for(bp);
   int h = device_index(bp, "host-p0-s14-h135");
@@ -91,7 +92,7 @@ TEST_CASE("profile/bonds: the MAC is locally administered unicast from node ID a
     unsigned first = std::stoul(bond.mac.substr(0, 2), nullptr, 16);
     CHECK((first & 0x02) != 0);  // U/L: locally administered
     CHECK((first & 0x01) == 0);  // I/G: unicast
-    CHECK(bond.mac == bond_mac(bp.devices[h].node_id, bond.nic));
+    CHECK(bond.mac == to_string(bond_mac(bp.devices[h].node_id, bond.nic)));
   }
   // The same host profiled again gets the same MACs.
   CHECK(b.build(h).bonds[3].mac == p.bonds[3].mac);

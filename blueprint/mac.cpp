@@ -1,0 +1,50 @@
+#include "blueprint/mac.h"
+
+#include <fmt/format.h>
+
+namespace hpn {
+
+std::string to_string(const Mac& m) {
+  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5]);
+}
+
+bool parse_mac(std::string_view text, Mac& out) {
+  if (text.size() != 17) return false;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (size_t i = 0; i < 6; ++i) {
+    const int hi = nibble(text[3 * i]), lo = nibble(text[3 * i + 1]);
+    if (hi < 0 || lo < 0 || (i < 5 && text[3 * i + 2] != ':')) return false;
+    out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+  }
+  return true;
+}
+
+bool is_local_unicast(const Mac& m) {
+  const bool rest_zero = m[1] == 0 && m[2] == 0 && m[3] == 0 && m[4] == 0 && m[5] == 0;
+  return (m[0] & 0x01) == 0 && (m[0] & 0x02) != 0 && !rest_zero;
+}
+
+Mac bond_mac(std::uint32_t node_id, int nic) {
+  return {0x02,
+          0x4e,
+          static_cast<std::uint8_t>(node_id >> 16),
+          static_cast<std::uint8_t>(node_id >> 8),
+          static_cast<std::uint8_t>(node_id),
+          static_cast<std::uint8_t>(nic)};
+}
+
+Mac port_mac(std::uint32_t node_id, std::uint16_t port_id) {
+  return {0x02,
+          static_cast<std::uint8_t>(node_id >> 16),
+          static_cast<std::uint8_t>(node_id >> 8),
+          static_cast<std::uint8_t>(node_id),
+          static_cast<std::uint8_t>(port_id >> 8),
+          static_cast<std::uint8_t>(port_id)};
+}
+
+}  // namespace hpn

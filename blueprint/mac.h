@@ -1,0 +1,34 @@
+// hpnctl's one MAC scheme. Every MAC the tool assigns is locally
+// administered and unicast (first octet 0x02: U/L set, I/G clear), and
+// says whose it is:
+//   02:4e:<node ID, 3 bytes>:<NIC number>  a host's bond (0x4e = 'N', which
+//                                          tells them from other local
+//                                          schemes such as Docker's 02:42)
+//   02:<node ID, 3 bytes>:<port ID, 2>     a lab port: the device and port
+//                                          a frame in a capture came from
+//   addressing.gateway_mac                 the gateway both ToRs of a pair
+//                                          answer with (blueprint.db keeps it)
+// Node IDs are unique in a fabric (24 bits), so no two bonds or lab ports
+// share a MAC, and a host gets the same MACs every time it is planned.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace hpn {
+
+using Mac = std::array<std::uint8_t, 6>;
+
+std::string to_string(const Mac& mac);  // "02:4e:10:00:00:01"
+// Six colon-separated pairs of hex digits (either case); false otherwise.
+bool parse_mac(std::string_view text, Mac& out);
+// Locally administered unicast, and not all zeros after the first octet:
+// what a gateway MAC chosen in a spec must be.
+bool is_local_unicast(const Mac& mac);
+
+Mac bond_mac(std::uint32_t node_id, int nic);
+Mac port_mac(std::uint32_t node_id, std::uint16_t port_id);
+
+}  // namespace hpn
