@@ -1,5 +1,6 @@
 #include "blueprint/mac.h"
 
+#include <arpa/inet.h>
 #include <fmt/format.h>
 
 namespace hpn {
@@ -45,6 +46,30 @@ Mac port_mac(std::uint32_t node_id, std::uint16_t port_id) {
           static_cast<std::uint8_t>(node_id),
           static_cast<std::uint8_t>(port_id >> 8),
           static_cast<std::uint8_t>(port_id)};
+}
+
+std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id) {
+  std::uint8_t a[16] = {0xfe, 0x80};
+  a[10] = static_cast<std::uint8_t>(node_id >> 24);
+  a[11] = static_cast<std::uint8_t>(node_id >> 16);
+  a[12] = static_cast<std::uint8_t>(node_id >> 8);
+  a[13] = static_cast<std::uint8_t>(node_id);
+  a[14] = static_cast<std::uint8_t>(port_id >> 8);
+  a[15] = static_cast<std::uint8_t>(port_id);
+  char text[INET6_ADDRSTRLEN];
+  inet_ntop(AF_INET6, a, text, sizeof text);  // canonical text, RFC 5952
+  return text;
+}
+
+bool decode_port_link_local(const std::string& address, std::uint32_t& node_id, std::uint16_t& port_id) {
+  std::uint8_t a[16];
+  if (inet_pton(AF_INET6, address.c_str(), a) != 1 || a[0] != 0xfe || a[1] != 0x80) return false;
+  for (int i = 2; i < 10; ++i) {
+    if (a[i] != 0) return false;
+  }
+  node_id = std::uint32_t{a[10]} << 24 | std::uint32_t{a[11]} << 16 | std::uint32_t{a[12]} << 8 | a[13];
+  port_id = static_cast<std::uint16_t>(a[14] << 8 | a[15]);
+  return node_id <= 0xFFFFFF;
 }
 
 }  // namespace hpn

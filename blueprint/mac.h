@@ -31,4 +31,11 @@ bool is_local_unicast(const Mac& mac);
 Mac bond_mac(std::uint32_t node_id, int nic);
 Mac port_mac(std::uint32_t node_id, std::uint16_t port_id);
 
+// A lab port's IPv6 link-local address, from the same two numbers:
+// fe80::N3N2:N1N0:PPPP (RFC 5952 text), so a next hop or a BGP peer in a
+// route or a dump names its device and port. decode_port_link_local()
+// gives them back; false for an address not of this form.
+std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id);
+bool decode_port_link_local(const std::string& address, std::uint32_t& node_id, std::uint16_t& port_id);
+
 }  // namespace hpn

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cli/completion.h"
+#include "cli/config_command.h"
 #include "cli/exit.h"
 #include "cli/export_command.h"
 #include "cli/host_command.h"
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
   add_lab_commands(app, exit_code);
   add_probe_commands(app, exit_code);
   add_profile_command(app, exit_code);
+  add_config_command(app, exit_code);
   add_export_command(app, exit_code);
   add_host_commands(app, exit_code);
   add_completion_command(app, exit_code);  // last: it walks the whole table

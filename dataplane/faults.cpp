@@ -15,7 +15,7 @@ std::string cable_name(const LabLink& link) { return link.cable_id.empty() ? "(e
 
 }  // namespace
 
-std::string fault_script(const LabTopology& t, int node) {
+std::string fault_script(const LabTopology& t, int node, FaultPhase phase) {
   // The rules of each sending interface of this node, in wiring order.
   std::map<std::string, std::vector<std::string>> rules;
   std::vector<std::string> order;
@@ -24,9 +24,15 @@ std::string fault_script(const LabTopology& t, int node) {
     if (fresh) order.push_back(ifname);
     it->second.push_back(std::move(rule));
   };
+  const bool converged = phase == FaultPhase::converged;
+  bool earlier = false;  // a before_routing table exists on this node
   for (const auto& link : t.links) {
     if (stays_down(link)) continue;
-    if (link.fault.kind == FaultKind::drop || link.fault.kind == FaultKind::loss) {
+    const bool host_cable = t.nodes[t.node_of(link.a.device)].is_host || t.nodes[t.node_of(link.z.device)].is_host;
+    const bool early = link.fault.kind == FaultKind::drop && !host_cable;
+    const LabPort& sender = link.fault.direction == Direction::a_to_z ? link.a : link.z;
+    if (early && t.node_of(sender.device) == node) earlier = true;
+    if ((link.fault.kind == FaultKind::drop || link.fault.kind == FaultKind::loss) && (early || converged)) {
       // The sending end of the broken direction.
       const LabPort& tx = link.fault.direction == Direction::a_to_z ? link.a : link.z;
       if (t.node_of(tx.device) == node) {
@@ -38,7 +44,7 @@ std::string fault_script(const LabTopology& t, int node) {
       }
     }
     // The background loss, drawn on its own after the cable's fault.
-    if (t.loss_percent <= 0) continue;
+    if (t.loss_percent <= 0 || !converged) continue;
     for (const LabPort* tx : {&link.a, &link.z}) {
       if (t.node_of(tx->device) != node) continue;
       add(tx->ifname, fmt::format("numgen random mod 100 < {} counter drop comment \"cable {} loss {}%\"",
@@ -62,7 +68,11 @@ std::string fault_script(const LabTopology& t, int node) {
     for (const auto& rule : rules[ifname]) chains += "    " + rule + "\n";
     chains += "  }\n";
   }
-  return fmt::format("table netdev {} {{\n{}}}\n", kFaultTable, chains);
+  // Replacing the earlier table within the same transaction leaves no
+  // moment without its drops.
+  const std::string replace =
+      converged && earlier ? fmt::format("table netdev {}\ndelete table netdev {}\n", kFaultTable, kFaultTable) : "";
+  return fmt::format("{}table netdev {} {{\n{}}}\n", replace, kFaultTable, chains);
 }
 
 }  // namespace hpn::lab

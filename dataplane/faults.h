@@ -22,8 +22,19 @@ namespace hpn::lab {
 // The nftables table name every fault chain of the lab lives in.
 inline constexpr const char* kFaultTable = "hpnctl_lab_faults";
 
-// The `nft -f` script for the faults leaving one node, or empty when none.
-std::string fault_script(const LabTopology& topology, int node);
+// When a fault strikes. A one-way break on a cable between two switches is
+// there before BGP starts, so its session never forms (the far end hears
+// the near end's router advertisements or nothing; verify --bgp reads
+// which). A one-way break on a host cable, and all loss, strike the
+// converged fabric: the HPN incident of a NIC sending into a fibre broken
+// one way, whose ToR still held the host (HPN §10).
+enum class FaultPhase { before_routing, converged };
+
+// The `nft -f` script for the faults leaving one node that are in force in
+// `phase` (those of before_routing stay in force later), or empty when
+// none. A converged-phase script replaces the node's earlier table in one
+// transaction.
+std::string fault_script(const LabTopology& topology, int node, FaultPhase phase);
 
 // Does this end of the link stay down?
 bool stays_down(const LabLink& link);

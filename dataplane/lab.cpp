@@ -4,15 +4,26 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <map>
+#include <mutex>
 #include <random>
 #include <set>
+#include <thread>
 
+#include "dataplane/faults.h"
 #include "dataplane/namespace_config.h"
 #include "dataplane/routing.h"
+#include "switchconfig/frr_conf.h"
+#include "validator/bgp.h"
 
 namespace hpn::lab {
 
 namespace {
+
+using namespace std::chrono_literals;
+using switchconfig::PortRole;
+using switchconfig::SwitchConfig;
 
 std::string refusal(const LabState& s, const std::string& path) {
   if (s.phase == "up") {
@@ -40,6 +51,248 @@ Result<std::string> fresh_id(NetworkOps& ops) {
   return Error{"no free lab id: /run/netns is full of hpn- namespaces"};
 }
 
+// Runs work(i) for i in [0, n) on a few threads; the first error wins.
+Status parallel(size_t n, const std::function<Status(size_t)>& work) {
+  std::atomic<size_t> next{0};
+  std::mutex lock;
+  Status first;
+  auto run = [&] {
+    for (size_t i = next++; i < n; i = next++) {
+      Status st = work(i);
+      std::lock_guard<std::mutex> guard(lock);
+      if (!st && first) first = st;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < std::min<size_t>(n, 8); ++t) pool.emplace_back(run);
+  run();
+  for (auto& t : pool) t.join();
+  return first;
+}
+
+// A session the wiring lets form: both ends planned switch-to-switch ports
+// (they run `neighbor PORT interface`), of different ASes, on a cable with
+// no fault that strikes before routing starts.
+struct ExpectedSession {
+  int node = 0;
+  std::string ifname;
+  std::string what;  // "tor-p0-s00-r1a:etp5 -- agg-p0-1-00:etp1"
+};
+
+// Everything lab up does, computed before anything is made.
+struct LabPlan {
+  LabTopology topology;
+  std::vector<std::optional<SwitchConfig>> configs;  // by node
+  std::vector<NamespaceConfig> namespaces;
+  std::map<int, RoutingDaemons> daemons;             // switch node -> its daemons
+  std::map<int, std::string> frr_conf, pbr_conf;
+  std::map<int, size_t> pbr_rules;                   // core node -> rules pbrd should install
+  std::vector<HostRouteTarget> agent;
+  std::map<int, std::vector<NeighbourAdvert>> adverts;  // host node -> what it announces
+  std::vector<ExpectedSession> sessions;
+  std::map<int, std::set<std::string>> host_routes;  // ToR node -> "address/128" it must route
+  std::map<int, std::string> late_faults;            // node -> its converged-phase nft script
+};
+
+const switchconfig::PortConfig* port_of(const SwitchConfig& c, const std::string& name) {
+  for (const auto& p : c.ports) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::string& id,
+                         const std::string& routing_dir) {
+  LabPlan p;
+  auto topology = build_topology(bp, wiring, id);
+  if (!topology) return topology.error();
+  p.topology = std::move(topology.value());
+  LabTopology& t = p.topology;
+  auto configs = switch_configs(bp, t);
+  if (!configs) return configs.error();
+  p.configs = std::move(configs.value());
+  p.namespaces = namespace_configs(bp, t, compute_routes(bp, t), config_pointers(p.configs));
+
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    if (!p.configs[n]) continue;
+    const SwitchConfig& c = *p.configs[n];
+    const bool cores_rules = std::any_of(c.core_rules.begin(), c.core_rules.end(),
+                                         [](const auto& r) { return r.active; });
+    p.daemons[static_cast<int>(n)] = {t.nodes[n].netns, c.name, routing_dir + "/" + c.name, cores_rules};
+    p.frr_conf[static_cast<int>(n)] = switchconfig::frr_conf(c);
+    if (cores_rules) p.pbr_conf[static_cast<int>(n)] = switchconfig::frr_pbr_conf(c);
+    if (c.has_gateway) {
+      HostRouteTarget target{t.nodes[n].netns, {}, {}};
+      for (const auto& port : c.ports) {
+        if (port.role == PortRole::host) target.ports.push_back(port.ifname);
+      }
+      for (const auto& pool : {c.gateway.pool4, c.gateway.pool6}) {
+        if (!pool.empty()) target.pools.push_back(pool);
+      }
+      p.agent.push_back(std::move(target));
+    }
+  }
+
+  // What converged means on this wiring, and what the hosts announce.
+  std::map<std::pair<int, std::string>, bool> wired_up;  // (node, port) -> link up
+  for (const auto& link : t.links) {
+    const int a = t.node_of(link.a.device), z = t.node_of(link.z.device);
+    const bool down = link.fault.kind == FaultKind::down;
+    wired_up[{a, link.a.port}] = !down;
+    wired_up[{z, link.z.port}] = !down;
+    const auto& ca = p.configs[a];
+    const auto& cz = p.configs[z];
+    const std::string what = fmt::format("{}:{} -- {}:{}", bp.devices[link.a.device].name, link.a.port,
+                                         bp.devices[link.z.device].name, link.z.port);
+    if (ca && cz) {
+      const auto* pa = port_of(*ca, link.a.port);
+      const auto* pz = port_of(*cz, link.z.port);
+      const bool early_fault = down || link.fault.kind == FaultKind::drop;
+      if (pa && pz && pa->bgp && pz->bgp && ca->bgp.asn != cz->bgp.asn && !early_fault && a != z) {
+        p.sessions.push_back({a, pa->ifname, what});
+        p.sessions.push_back({z, pz->ifname, what});
+      }
+    }
+    for (auto [host, sw] : {std::pair{&link.a, &link.z}, std::pair{&link.z, &link.a}}) {
+      const int h = t.node_of(host->device), s = t.node_of(sw->device);
+      if (!t.nodes[h].is_host || down || host->nic <= 0) continue;
+      for (const auto& i : bp.interfaces) {
+        if (i.device != host->device || i.purpose != "host" || i.nic != host->nic || i.ipv6.empty()) continue;
+        p.adverts[h].push_back({host->ifname, i.ipv6, host->mac});
+        const auto& c = p.configs[s];
+        const auto* port = c ? port_of(*c, sw->port) : nullptr;
+        // A one-way break toward the ToR would keep it from hearing the
+        // host; it strikes after convergence, so the host is expected.
+        if (c && c->has_gateway && port && port->role == PortRole::host) p.host_routes[s].insert(i.ipv6 + "/128");
+      }
+    }
+  }
+  for (auto& [node, conf] : p.pbr_conf) {
+    size_t rules = 0;
+    for (const auto& r : p.configs[node]->core_rules) {
+      if (!r.active || !wired_up[{node, r.in_port}] || !wired_up[{node, r.out_port}]) continue;
+      for (const auto& prefix : r.prefixes) {
+        rules += (prefix.family == 4 ? r.nexthop_ipv4 : r.nexthop_ipv6).empty() ? 0 : 1;
+      }
+    }
+    p.pbr_rules[node] = rules;
+  }
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    std::string late = fault_script(t, static_cast<int>(n), FaultPhase::converged);
+    if (!late.empty() && late != p.namespaces[n].nft_script) p.late_faults[static_cast<int>(n)] = std::move(late);
+  }
+  return p;
+}
+
+// Waits until every expected session is Established, every ToR routes to
+// the hosts cabled to it, and the switches' routes stay the same over two
+// looks; or until `deadline`, with what is still missing.
+Status converge(const LabPlan& p, NetworkOps& ops, std::chrono::milliseconds timeout, const LabProgress& say) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto deadline = started + timeout;
+  std::vector<int> routers;
+  for (const auto& [node, d] : p.daemons) routers.push_back(node);
+  size_t expected_routes = 0;
+  for (const auto& [node, routes] : p.host_routes) expected_routes += routes.size();
+  std::string previous;
+  auto previous_at = started;
+  std::vector<std::string> missing;
+  while (true) {
+    std::map<int, std::map<std::string, std::string>> state;  // node -> ifname -> BGP state
+    std::map<int, std::string> fib;                           // node -> its routes, as text
+    std::mutex lock;
+    Status polled = parallel(routers.size(), [&](size_t i) -> Status {
+      const int node = routers[i];
+      const std::string& netns = p.daemons.at(node).netns;
+      auto dump = ops.vtysh(netns, "show bgp neighbors json");
+      if (!dump) return dump.error();
+      auto sessions = validator::parse_bgp_neighbors(*dump, netns);
+      if (!sessions) return sessions.error();
+      auto routes = ops.routes(netns);
+      if (!routes) return routes.error();
+      std::string text;
+      for (const auto& r : *routes) {
+        if (r.table != kMainTable || r.protocol == 2) continue;  // the kernel's own connected routes
+        text += fmt::format("{} {} {}\n", r.prefix, r.protocol, fmt::join(r.nexthop_ifnames, ","));
+      }
+      std::lock_guard<std::mutex> guard(lock);
+      for (const auto& s : *sessions) state[node][s.neighbor] = s.state + (s.last_reset.empty() ? "" : ", " + s.last_reset);
+      fib[node] = std::move(text);
+      return {};
+    });
+    if (!polled) return polled;
+    missing.clear();
+    size_t up = 0;
+    for (const auto& s : p.sessions) {
+      auto it = state[s.node].find(s.ifname);
+      const std::string st = it == state[s.node].end() ? "not configured" : it->second;
+      if (st.starts_with("Established")) {
+        ++up;
+      } else {
+        missing.push_back(fmt::format("session {} at {} is {}", s.what, p.daemons.at(s.node).device, st));
+      }
+    }
+    size_t routed = 0;
+    for (const auto& [node, routes] : p.host_routes) {
+      for (const auto& prefix : routes) {
+        if (fib[node].find(prefix + " 80 ") != std::string::npos) {
+          ++routed;
+        } else {
+          missing.push_back(fmt::format("{} has no route to its host {}", p.daemons.at(node).device, prefix));
+        }
+      }
+    }
+    std::string now;
+    for (const auto& [node, text] : fib) now += text + "\n";
+    const auto at = std::chrono::steady_clock::now();
+    if (say) {
+      say(fmt::format("BGP converging: {} of {} session ends up, {} of {} host routes ({:.1f} s)", up,
+                      p.sessions.size(), routed, expected_routes,
+                      std::chrono::duration<double>(at - started).count()));
+    }
+    if (missing.empty()) {
+      if (now == previous && at - previous_at >= 400ms) return {};
+      if (now != previous) {
+        previous = now;
+        previous_at = at;
+      }
+    }
+    if (at >= deadline) break;
+    std::this_thread::sleep_for(250ms);
+  }
+  const size_t shown = std::min<size_t>(missing.size(), 8);
+  std::string list;
+  for (size_t i = 0; i < shown; ++i) list += "\n  " + missing[i];
+  if (missing.size() > shown) list += fmt::format("\n  and {} more", missing.size() - shown);
+  return Error{missing.empty()
+                   ? fmt::format("the switches' routes were still changing after {} s", timeout.count() / 1000)
+                   : fmt::format("BGP did not converge within {} s:{}", timeout.count() / 1000, list)};
+}
+
+// pbrd installs a map only once its next hops resolve (FIELD.md §7): the
+// cores' rules are given again through vtysh now that every link is up,
+// and the kernel's policy rules are counted.
+Status load_core_rules(const LabPlan& p, NetworkOps& ops) {
+  for (const auto& [node, conf] : p.pbr_conf) {
+    const RoutingDaemons& d = p.daemons.at(node);
+    if (auto ok = ops.vtysh_apply(d, "pbr.conf", conf); !ok) return ok;
+    const size_t want = p.pbr_rules.at(node);
+    size_t have = 0;
+    for (int attempt = 0; attempt < 40; ++attempt) {
+      auto rules = ops.rules(d.netns);
+      if (!rules) return rules.error();
+      have = static_cast<size_t>(std::count_if(rules->begin(), rules->end(),
+                                               [](const RuleState& r) { return !r.iif.empty() && !r.dst.empty(); }));
+      if (have >= want) break;
+      std::this_thread::sleep_for(100ms);
+    }
+    if (have < want) {
+      return Error{fmt::format("{}: pbrd installed {} of the {} policy rules of its core rules", d.device, have, want)};
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgress& progress) {
@@ -63,11 +316,19 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
   }
   // Everything is computed before anything is made: an error here leaves
   // the machine as it was.
-  auto topology = build_topology(bp, req.wiring, id);
-  if (!topology) return topology.error();
-  const auto configs = namespace_configs(bp, *topology, compute_routes(bp, *topology));
-  LabState state = describe_lab(bp, *topology, req.blueprint_path, req.wiring.source);
+  const std::string routing_dir = req.routing_root + "/frr-" + id;
+  auto planned = plan_lab(bp, req.wiring, id, routing_dir);
+  if (!planned) return planned.error();
+  const LabPlan& plan = planned.value();
+  const LabTopology& topology = plan.topology;
+  if (auto frr = ops.check_routing(!plan.pbr_conf.empty()); !frr) return frr.error();
+  LabState state = describe_lab(bp, topology, req.blueprint_path, req.wiring.source);
   state.pid = static_cast<int>(getpid());
+  state.routing_dir = routing_dir;
+  for (const auto& [node, d] : plan.daemons) {
+    state.routers.push_back(d.device);
+    if (d.pbrd) state.pbr_routers.push_back(d.device);
+  }
 
   auto created = file.create(state);
   if (!created) return created.error();
@@ -87,22 +348,51 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
     return file.update(state);
   };
 
-  say(fmt::format("creating {} namespaces", topology->nodes.size()));
-  for (const auto& node : topology->nodes) {
+  say(fmt::format("creating {} namespaces", topology.nodes.size()));
+  for (const auto& node : topology.nodes) {
     if (auto ok = ops.create_namespace(node.netns); !ok) return fail("namespace " + node.netns, ok.error());
   }
   if (auto ok = advance("linking"); !ok) return fail("lab record", ok.error());
-  say(fmt::format("linking {} cables", topology->links.size()));
-  for (const auto& link : topology->links) {
-    const auto& a = topology->nodes[topology->node_of(link.a.device)];
-    const auto& z = topology->nodes[topology->node_of(link.z.device)];
+  say(fmt::format("linking {} cables", topology.links.size()));
+  for (const auto& link : topology.links) {
+    const auto& a = topology.nodes[topology.node_of(link.a.device)];
+    const auto& z = topology.nodes[topology.node_of(link.z.device)];
     auto ok = ops.add_veth({a.netns, link.a.ifname, link.a.mac}, {z.netns, link.z.ifname, link.z.mac});
     if (!ok) return fail(fmt::format("cable {}", link.cable_id.empty() ? "(extra)" : link.cable_id), ok.error());
   }
   if (auto ok = advance("configuring"); !ok) return fail("lab record", ok.error());
-  say("configuring routers and hosts");
-  for (size_t n = 0; n < topology->nodes.size(); ++n) {
-    if (auto ok = ops.configure(topology->nodes[n].netns, configs[n]); !ok) return fail("configure", ok.error());
+  say("configuring switches and hosts");
+  for (size_t n = 0; n < topology.nodes.size(); ++n) {
+    if (auto ok = ops.configure(topology.nodes[n].netns, plan.namespaces[n]); !ok) return fail("configure", ok.error());
+  }
+
+  if (auto ok = advance("routing"); !ok) return fail("lab record", ok.error());
+  say(fmt::format("starting FRR on {} switches", plan.daemons.size()));
+  std::vector<int> routers;
+  for (const auto& [node, d] : plan.daemons) routers.push_back(node);
+  auto started = parallel(routers.size(), [&](size_t i) {
+    return ops.start_routing(plan.daemons.at(routers[i]), plan.frr_conf.at(routers[i]));
+  });
+  if (!started) return fail("FRR", started.error());
+  if (!plan.agent.empty()) {
+    auto agent = ops.start_host_route_agent(plan.agent, routing_dir + "/host-routes.log");
+    if (!agent) return fail("host-route agent", agent.error());
+    state.agent_pid = *agent;
+    if (auto ok = file.update(state); !ok) return fail("lab record", ok.error());
+  }
+  say("hosts announce themselves to their ToRs");
+  for (const auto& [node, adverts] : plan.adverts) {
+    if (auto ok = ops.announce(topology.nodes[node].netns, adverts); !ok) return fail("announce", ok.error());
+  }
+  if (auto ok = converge(plan, ops, req.converge_timeout, progress); !ok) return fail("lab up", ok.error());
+  if (!plan.pbr_conf.empty()) {
+    say("loading the cores' port rules");
+    if (auto ok = load_core_rules(plan, ops); !ok) return fail("core rules", ok.error());
+  }
+  for (const auto& [node, script] : plan.late_faults) {
+    NamespaceConfig faults;
+    faults.nft_script = script;
+    if (auto ok = ops.configure(topology.nodes[node].netns, faults); !ok) return fail("faults", ok.error());
   }
   if (auto ok = advance("up"); !ok) return fail("lab record", ok.error());
   return state;
@@ -117,6 +407,19 @@ Result<LabDownReport> lab_down(const std::string& state_path, NetworkOps& ops) {
   const LabState& state = **loaded;
   report.had_lab = true;
   report.id = state.id;
+  std::vector<std::string> errors;
+  // The daemons first: they hold sockets in the namespaces.
+  if (state.agent_pid > 0) {
+    if (auto ok = ops.stop_process(state.agent_pid); !ok) errors.push_back(ok.error().message);
+  }
+  std::map<std::string, std::string> netns_of;
+  for (const auto& d : state.devices) netns_of[d.name] = d.netns;
+  const std::set<std::string> pbr(state.pbr_routers.begin(), state.pbr_routers.end());
+  std::vector<RoutingDaemons> daemons;
+  for (const auto& name : state.routers) {
+    daemons.push_back({netns_of[name], name, state.routing_dir + "/" + name, pbr.count(name) > 0});
+  }
+  if (auto ok = ops.stop_routing(daemons); !ok) errors.push_back(ok.error().message);
   auto existing = ops.namespaces();
   if (!existing) return existing.error();
   // The listed ones and any other with the prefix: a namespace made just
@@ -126,13 +429,15 @@ Result<LabDownReport> lab_down(const std::string& state_path, NetworkOps& ops) {
   for (const auto& n : present) {
     if (n.starts_with(state.prefix)) doomed.insert(n);
   }
-  std::vector<std::string> errors;
   for (const auto& n : doomed) {
     if (auto ok = ops.delete_namespace(n); !ok) {
       errors.push_back(ok.error().message);
     } else if (present.count(n)) {
       ++report.namespaces_removed;
     }
+  }
+  if (!state.routing_dir.empty()) {
+    if (auto ok = ops.remove_tree(state.routing_dir); !ok) errors.push_back(ok.error().message);
   }
   // The record stays while anything it names may remain, so `lab down`
   // can be run again.
@@ -149,13 +454,20 @@ Result<std::optional<LabStatus>> lab_status(const std::string& state_path, Netwo
   if (!existing) return existing.error();
   const std::set<std::string> present(existing->begin(), existing->end());
   std::map<std::string, std::vector<InterfaceState>> live;
+  std::map<std::string, std::vector<validator::BgpSession>> sessions;
+  const std::set<std::string> routers((*loaded)->routers.begin(), (*loaded)->routers.end());
   for (const auto& d : (*loaded)->devices) {
     if (!present.count(d.netns)) continue;
     auto interfaces = ops.interfaces(d.netns);
     if (!interfaces) return interfaces.error();
     live.emplace(d.netns, std::move(interfaces.value()));
+    if (!routers.count(d.name) || (*loaded)->phase != "up") continue;
+    // A router whose daemons are gone shows no sessions, not an error.
+    if (auto dump = ops.vtysh(d.netns, "show bgp neighbors json")) {
+      if (auto parsed = validator::parse_bgp_neighbors(*dump, d.netns)) sessions.emplace(d.netns, std::move(*parsed));
+    }
   }
-  return std::optional<LabStatus>(build_status(**loaded, live));
+  return std::optional<LabStatus>(build_status(**loaded, live, sessions));
 }
 
 }  // namespace hpn::lab

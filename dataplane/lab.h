@@ -3,6 +3,7 @@
 // wiring, torn down from its record on disk.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -22,15 +23,26 @@ struct LabUpRequest {
   Wiring wiring;               // planned_wiring() when the user gave none
   std::string state_path = kDefaultLabState;
   std::string id;              // empty: a fresh random one
+  // FRR's files (frr.conf, pid files, logs) go to ROUTING_ROOT/frr-ID/:
+  // a directory the frr user can enter whatever the state path is.
+  std::string routing_root = "/run/hpnctl";
+  // How long BGP may take to converge before lab up gives up.
+  std::chrono::milliseconds converge_timeout{60000};
 };
 
 // Called at each phase with a short description ("creating 36 namespaces").
 using LabProgress = std::function<void(std::string_view)>;
 
 // Brings the lab up: the record first, then namespaces, veth pairs and each
-// namespace's configuration, the record updated at each phase. Refuses when
-// a lab is already recorded at state_path. On failure it removes what it
-// made and returns what went wrong.
+// namespace's configuration; then FRR in every switch namespace with the
+// frr.conf `hpnctl config` writes, the ToRs' host-route agent, the hosts'
+// announcements; then it waits for BGP to converge (every session the
+// wiring allows Established, every ToR routing to the hosts cabled to it,
+// the switches' routes steady), loads the cores' port rules and sets the
+// faults that strike a converged fabric. The record is updated at each
+// phase. Refuses when a lab is already recorded at state_path. On failure
+// it removes what it made and returns what went wrong, naming the sessions
+// that did not come up.
 Result<LabState> lab_up(const LabUpRequest& request, NetworkOps& ops, const LabProgress& progress = {});
 
 struct LabDownReport {

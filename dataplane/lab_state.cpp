@@ -67,7 +67,8 @@ nlohmann::json to_json(const LabState& s) {
   return {{"format", kLabStateFormat}, {"version", kLabStateVersion}, {"id", s.id}, {"prefix", s.prefix},
           {"blueprint", s.blueprint}, {"wiring", s.wiring}, {"pid", s.pid}, {"phase", s.phase},
           {"ioam_namespace", s.ioam_namespace}, {"namespaces", s.namespaces},
-          {"devices", std::move(devices)}};
+          {"devices", std::move(devices)}, {"routing_dir", s.routing_dir}, {"routers", s.routers},
+          {"pbr_routers", s.pbr_routers}, {"agent_pid", s.agent_pid}};
 }
 
 Result<LabState> state_from_json(const nlohmann::json& j) {
@@ -96,6 +97,10 @@ Result<LabState> state_from_json(const nlohmann::json& j) {
       }
       s.devices.push_back(std::move(dev));
     }
+    s.routing_dir = j.at("routing_dir").get<std::string>();
+    s.routers = j.at("routers").get<std::vector<std::string>>();
+    s.pbr_routers = j.at("pbr_routers").get<std::vector<std::string>>();
+    s.agent_pid = j.at("agent_pid").get<int>();
     // Whatever else is damaged, the prefix must be one `lab down` may
     // safely match namespaces against.
     if (!s.prefix.starts_with("hpn-") || s.prefix.size() < 6 || s.prefix.back() != '-') {

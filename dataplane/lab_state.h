@@ -20,7 +20,7 @@ namespace hpn::lab {
 
 inline constexpr const char* kDefaultLabState = "/run/hpnctl/lab.json";
 inline constexpr const char* kLabStateFormat = "hpnctl-lab";
-inline constexpr int kLabStateVersion = 1;
+inline constexpr int kLabStateVersion = 2;  // 2: the routing daemons
 
 struct StatePort {
   std::string port;  // blueprint port name
@@ -48,6 +48,12 @@ struct LabState {
   std::uint16_t ioam_namespace = kLabIoamNamespace;
   std::vector<std::string> namespaces;  // every one the lab makes, listed before the first is made
   std::vector<StateDevice> devices;
+  // The routing (FRR in each switch namespace, the ToR host-route agent),
+  // recorded before any daemon starts so `lab down` stops them all.
+  std::string routing_dir;               // per-switch FRR files: ROUTING_DIR/<device>/
+  std::vector<std::string> routers;      // devices whose namespaces run FRR
+  std::vector<std::string> pbr_routers;  // the cores among them, running pbrd too
+  int agent_pid = 0;                     // the host-route agent, 0 when none runs
 };
 
 // The record of a lab about to be made from `topology` (pid left 0).

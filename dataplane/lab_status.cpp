@@ -6,10 +6,24 @@
 
 namespace hpn::lab {
 
-LabStatus build_status(const LabState& state, const std::map<std::string, std::vector<InterfaceState>>& live) {
+LabStatus build_status(const LabState& state, const std::map<std::string, std::vector<InterfaceState>>& live,
+                       const std::map<std::string, std::vector<validator::BgpSession>>& sessions) {
   LabStatus s{state, {}};
   for (const auto& d : state.devices) {
-    DeviceStatus dev{d, false, {}};
+    DeviceStatus dev{d, false, {}, {}};
+    if (auto it = sessions.find(d.netns); it != sessions.end()) {
+      for (const auto& b : it->second) {
+        SessionStatus st{b.neighbor, "", "", b};
+        for (const auto& p : d.ports) {
+          if (p.ifname == b.neighbor) {
+            st.port = p.port;
+            st.peer_device = p.peer_device;
+            st.peer_port = p.peer_port;
+          }
+        }
+        dev.sessions.push_back(std::move(st));
+      }
+    }
     const auto ns = live.find(d.netns);
     dev.present = ns != live.end();
     for (const auto& p : d.ports) {
@@ -54,12 +68,27 @@ nlohmann::ordered_json status_json(const LabStatus& s) {
                        {"cable", or_null(p.recorded.cable)},
                        {"fault", or_null(p.recorded.fault)}});
     }
+    Json sessions = Json::array();
+    for (const auto& st : d.sessions) {
+      sessions.push_back({{"port", st.port},
+                          {"ifname", st.bgp.neighbor},
+                          {"peer", st.peer_device.empty() ? Json() : Json({{"device", st.peer_device}, {"port", st.peer_port}})},
+                          {"state", st.bgp.state},
+                          {"established", st.bgp.established()},
+                          {"peer_hostname", or_null(st.bgp.hostname)},
+                          {"peer_as", st.bgp.remote_as == 0 ? Json() : Json(st.bgp.remote_as)},
+                          {"peer_address", or_null(st.bgp.peer_address)},
+                          {"prefixes_received", st.bgp.prefixes_received},
+                          {"messages_received", st.bgp.messages_received},
+                          {"last_reset", or_null(st.bgp.last_reset)}});
+    }
     devices.push_back({{"name", d.recorded.name},
                        {"role", d.recorded.role},
                        {"netns", d.recorded.netns},
                        {"node_id", d.recorded.node_id},
                        {"present", d.present},
-                       {"ports", std::move(ports)}});
+                       {"ports", std::move(ports)},
+                       {"sessions", std::move(sessions)}});
   }
   return {{"lab", s.state.id},
           {"prefix", s.state.prefix},
@@ -78,6 +107,7 @@ void render_status(const LabStatus& s, std::ostream& out) {
   TextTable devices({"device", "role", "node_id", "netns", "ports up"});
   TextTable hosts({"host", "port", "ifname", "mac", "state", "addresses", "cabled to"});
   TextTable faults({"device", "port", "cable", "fault", "cabled to"});
+  TextTable bgp({"switch", "port", "peer (wired)", "state", "peer says", "prefixes"});
   for (const auto& d : s.devices) {
     int up = 0;
     for (const auto& p : d.ports) up += p.state == "up" ? 1 : 0;
@@ -94,6 +124,12 @@ void render_status(const LabStatus& s, std::ostream& out) {
         faults.add({d.recorded.name, p.recorded.port, p.recorded.cable, p.recorded.fault, peer});
       }
     }
+    for (const auto& st : d.sessions) {
+      bgp.add({d.recorded.name, st.port.empty() ? st.bgp.neighbor : st.port,
+               st.peer_device.empty() ? "-" : st.peer_device + ":" + st.peer_port, st.bgp.state,
+               st.bgp.hostname.empty() ? "-" : fmt::format("{} AS {}", st.bgp.hostname, st.bgp.remote_as),
+               std::to_string(st.bgp.prefixes_received)});
+    }
   }
   out << '\n';
   devices.render(out);
@@ -104,6 +140,10 @@ void render_status(const LabStatus& s, std::ostream& out) {
   if (faults.size() > 0) {
     out << '\n';
     faults.render(out);
+  }
+  if (bgp.size() > 0) {
+    out << '\n';
+    bgp.render(out);
   }
 }
 

@@ -13,6 +13,7 @@
 
 #include "dataplane/lab_state.h"
 #include "dataplane/network_ops.h"
+#include "validator/bgp.h"
 
 namespace hpn::lab {
 
@@ -25,10 +26,18 @@ struct PortStatus {
   std::vector<std::string> addresses;  // IPv6, "addr/len"
 };
 
+// A switch's BGP session on one port, joined with the port's recorded far end.
+struct SessionStatus {
+  std::string port;
+  std::string peer_device, peer_port;  // as wired (the lab's record)
+  validator::BgpSession bgp;           // as bgpd reports it
+};
+
 struct DeviceStatus {
   StateDevice recorded;
   bool present = false;  // its namespace exists
   std::vector<PortStatus> ports;
+  std::vector<SessionStatus> sessions;  // switches; empty while the lab is not up
 };
 
 struct LabStatus {
@@ -36,9 +45,10 @@ struct LabStatus {
   std::vector<DeviceStatus> devices;
 };
 
-// `live` holds, per namespace that exists, its interfaces.
-LabStatus build_status(const LabState& state,
-                       const std::map<std::string, std::vector<InterfaceState>>& live);
+// `live` holds, per namespace that exists, its interfaces; `sessions` per
+// switch namespace what its bgpd reported.
+LabStatus build_status(const LabState& state, const std::map<std::string, std::vector<InterfaceState>>& live,
+                       const std::map<std::string, std::vector<validator::BgpSession>>& sessions = {});
 
 nlohmann::ordered_json status_json(const LabStatus& status);
 void render_status(const LabStatus& status, std::ostream& out);

@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
-#include <cctype>
 
 namespace hpn::lab {
 
@@ -26,28 +25,6 @@ Status check_lab_size(const Blueprint& bp, const Wiring& wiring) {
   return {};
 }
 
-std::string interface_name(const PanelPort& port) {
-  // IFNAMSIZ is 16 with the NUL; '/', ':' and whitespace are refused by the
-  // kernel or break `ip` and sysctl paths.
-  bool valid = !port.name.empty() && port.name.size() <= 15 && port.name != "." && port.name != "..";
-  for (char c : port.name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_')) valid = false;
-  }
-  return valid ? port.name : fmt::format("p{}", port.port_id);
-}
-
-std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id) {
-  std::uint8_t a[16] = {0xfe, 0x80};
-  a[10] = static_cast<std::uint8_t>(node_id >> 24);
-  a[11] = static_cast<std::uint8_t>(node_id >> 16);
-  a[12] = static_cast<std::uint8_t>(node_id >> 8);
-  a[13] = static_cast<std::uint8_t>(node_id);
-  a[14] = static_cast<std::uint8_t>(port_id >> 8);
-  a[15] = static_cast<std::uint8_t>(port_id);
-  char text[INET6_ADDRSTRLEN];
-  inet_ntop(AF_INET6, a, text, sizeof text);  // canonical text, RFC 5952
-  return text;
-}
 
 Result<LabTopology> build_topology(const Blueprint& bp, const Wiring& wiring, const std::string& id) {
   if (auto size = check_lab_size(bp, wiring); !size) return size.error();
@@ -59,7 +36,7 @@ Result<LabTopology> build_topology(const Blueprint& bp, const Wiring& wiring, co
   for (size_t i = 0; i < bp.devices.size(); ++i) {
     if (!in_lab(bp.devices[i])) continue;
     t.node_of_device[i] = static_cast<int>(t.nodes.size());
-    t.nodes.push_back({static_cast<int>(i), t.prefix + bp.devices[i].name});
+    t.nodes.push_back({static_cast<int>(i), t.prefix + bp.devices[i].name, bp.devices[i].role == Role::host});
   }
   auto end = [&](int device, const std::string& port_name) -> Result<LabPort> {
     const Device& d = bp.devices.at(device);

@@ -13,6 +13,7 @@
 #include "blueprint/model.h"
 #include "blueprint/result.h"
 #include "dataplane/wiring.h"
+#include "switchconfig/switch_config.h"
 
 namespace hpn::lab {
 
@@ -50,6 +51,7 @@ struct LabLink {
 struct LabNode {
   int device = 0;     // index into Blueprint::devices
   std::string netns;  // "hpn-3fa2-tor-p0-s00-r1a"
+  bool is_host = false;
 };
 
 struct LabTopology {
@@ -69,15 +71,14 @@ std::string lab_prefix(const std::string& id);
 // Refuses a blueprint past kMaxNamespaces or kMaxLinks, naming the limit.
 Status check_lab_size(const Blueprint& bp, const Wiring& wiring);
 
-// The Linux interface name of a port: the port name itself when it is a
-// valid name of at most 15 bytes (names only need to be unique inside the
-// device's own namespace), else "p" + its port ID.
-std::string interface_name(const PanelPort& port);
+// The Linux interface name of a port is the switch configuration's
+// (switchconfig/switch_config.h): the lab runs what `hpnctl config` writes.
+using switchconfig::interface_name;
 
 // Deterministic addresses, so a MAC or a next hop seen in a capture or a
-// route names its device and port: the port's MAC (blueprint/mac.h) and
-// link-local fe80::N2:N1N0:PPPP from the same two numbers.
-std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id);
+// route names its device and port: the port's MAC and link-local address
+// (blueprint/mac.h).
+using hpn::port_link_local;
 
 // The lab for `wiring` (which must have been checked against `bp`).
 Result<LabTopology> build_topology(const Blueprint& bp, const Wiring& wiring, const std::string& id);

@@ -2,13 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "dataplane/faults.h"
+#include "switchconfig/linux_sysctl.h"
 
 namespace hpn::lab {
 
 namespace {
-
-bool is_switch(Role role) { return role == Role::tor || role == Role::agg || role == Role::core; }
 
 std::string conf(const std::string& ifname, const char* key) {
   return fmt::format("net/ipv6/conf/{}/{}", ifname, key);
@@ -16,36 +17,71 @@ std::string conf(const std::string& ifname, const char* key) {
 
 }  // namespace
 
+std::optional<Sysctl> lab_sysctl(const switchconfig::KernelSetting& s, const std::vector<std::string>& ifnames) {
+  // net.{ipv4,ipv6}.{conf,neigh}.IFNAME.key: per interface.
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t dot = s.key.find('.'); ; dot = s.key.find('.', start)) {
+    parts.push_back(s.key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (parts.size() == 5 && (parts[2] == "conf" || parts[2] == "neigh") && parts[3] != "all" &&
+      parts[3] != "default" && std::find(ifnames.begin(), ifnames.end(), parts[3]) == ifnames.end()) {
+    return std::nullopt;
+  }
+  std::string key;
+  for (size_t i = 0; i < parts.size(); ++i) key += (i ? "/" : "") + parts[i];
+  return Sysctl{key, s.value, s.optional};
+}
+
+Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(const Blueprint& bp, LabTopology& t) {
+  auto builder = switchconfig::ConfigBuilder::create(bp);
+  if (!builder) return builder.error();
+  std::vector<std::optional<switchconfig::SwitchConfig>> configs(t.nodes.size());
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    if (t.nodes[n].is_host) continue;
+    configs[n] = builder->build(t.nodes[n].device);
+    t.ioam_namespace = configs[n]->ioam_namespace;
+  }
+  for (auto& link : t.links) {
+    for (LabPort* end : {&link.a, &link.z}) {
+      const auto& c = configs[t.node_of(end->device)];
+      if (!c || !c->has_gateway) continue;
+      Mac mac{};
+      for (const auto& p : c->ports) {
+        if (p.name == end->port && p.role == switchconfig::PortRole::host && parse_mac(c->gateway.mac, mac)) {
+          end->mac = mac;
+        }
+      }
+    }
+  }
+  return configs;
+}
+
+std::vector<const switchconfig::SwitchConfig*> config_pointers(
+    const std::vector<std::optional<switchconfig::SwitchConfig>>& configs) {
+  std::vector<const switchconfig::SwitchConfig*> out;
+  for (const auto& c : configs) out.push_back(c ? &*c : nullptr);
+  return out;
+}
+
 std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTopology& t,
-                                               const std::vector<NodeRoutes>& routes) {
+                                               const std::vector<NodeRoutes>& routes,
+                                               const std::vector<const switchconfig::SwitchConfig*>& switches) {
   std::vector<NamespaceConfig> out(t.nodes.size());
   for (size_t n = 0; n < t.nodes.size(); ++n) {
     const Device& d = bp.devices[t.nodes[n].device];
+    const switchconfig::SwitchConfig* sw = switches.at(n);
     NamespaceConfig& c = out[n];
-    const bool router = is_switch(d.role);
-    // Five-tuple ECMP (hosts too: the bond hashes layer3+4), with a fixed
-    // per-device seed so a lab hashes the same way every time it comes up,
-    // as a switch with a configured hash seed does (RePaC relies on that);
-    // the seed key exists from Linux 6.11.
-    c.sysctls.push_back({"net/ipv6/fib_multipath_hash_policy", "1"});
-    c.sysctls.push_back({"net/ipv4/fib_multipath_hash_seed", std::to_string(d.node_id), true});
-    if (router) {
-      c.sysctls.push_back({"net/ipv6/conf/all/forwarding", "1"});
-      c.sysctls.push_back({"net/ipv6/ioam6_id", std::to_string(d.node_id)});
-      c.ioam_namespaces.push_back(t.ioam_namespace);
-    }
+    std::vector<std::string> ifnames;
     c.links_up.push_back("lo");
     for (const auto& link : t.links) {
       for (auto [mine, far] : {std::pair{&link.a, &link.z}, std::pair{&link.z, &link.a}}) {
         if (t.node_of(mine->device) != static_cast<int>(n)) continue;
+        ifnames.push_back(mine->ifname);
         // Only the addresses we give: no EUI-64 link-local beside ours.
         c.sysctls.push_back({conf(mine->ifname, "addr_gen_mode"), "1"});
-        if (router) {
-          // Every port may be an ingress; the egress ID is read from the
-          // outgoing interface, so each gets its blueprint port ID.
-          c.sysctls.push_back({conf(mine->ifname, "ioam6_enabled"), "1"});
-          c.sysctls.push_back({conf(mine->ifname, "ioam6_id"), std::to_string(mine->port_id)});
-        }
         c.addresses.push_back({mine->ifname, mine->link_local, 64, false});
         if (d.role == Role::host) {
           for (const auto& i : bp.interfaces) {
@@ -56,22 +92,29 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
         }
         if (stays_down(link)) continue;
         c.links_up.push_back(mine->ifname);
-        // Permanent neighbours: what ND would learn, there before the first
-        // probe, and kept when a one-way fault would starve ND (a switch
-        // keeps forwarding to a learned MAC while a fibre is broken one way).
-        c.neighbours.push_back({mine->ifname, far->link_local, far->mac});
+        // A host pins its gateways' neighbours, as a host profile does
+        // (the ToR's port MAC is the pair's gateway MAC): the host keeps
+        // sending into a fibre broken one way, as the NIC of HPN §10 did.
+        if (d.role == Role::host) c.neighbours.push_back({mine->ifname, far->link_local, far->mac});
       }
     }
-    if (router) {
-      for (const auto& i : bp.interfaces) {
-        if (i.device == t.nodes[n].device && i.purpose == "loopback" && !i.ipv6.empty()) {
-          c.addresses.push_back({"lo", i.ipv6, i.ipv6_len, false});
-        }
+    if (sw != nullptr) {
+      // The switch configuration's own settings, for the ports this
+      // namespace has.
+      for (const auto& setting : switchconfig::linux_sysctls(*sw)) {
+        if (auto s = lab_sysctl(setting, ifnames)) c.sysctls.push_back(std::move(*s));
       }
+      c.ioam_namespaces.push_back(sw->ioam_namespace);
+    } else {
+      // Five-tuple ECMP on hosts too (the bonds hash layer3+4), with a fixed
+      // seed so a lab hashes the same way every time it comes up; the seed
+      // key exists from Linux 6.11.
+      c.sysctls.push_back({"net/ipv6/fib_multipath_hash_policy", "1"});
+      c.sysctls.push_back({"net/ipv4/fib_multipath_hash_seed", std::to_string(d.node_id), true});
+      c.rules = routes.at(n).rules;
+      c.routes = routes.at(n).routes;
     }
-    c.rules = routes.at(n).rules;
-    c.routes = routes.at(n).routes;
-    c.nft_script = fault_script(t, static_cast<int>(n));
+    c.nft_script = fault_script(t, static_cast<int>(n), FaultPhase::before_routing);
   }
   return out;
 }

@@ -1,20 +1,46 @@
-// What each namespace of the lab is told: a switch becomes an IPv6 router
-// and IOAM transit node (FIELD.md §3), a host carries its bond addresses on
-// its NIC ports; both get their routes (routing.h) and faults (faults.h).
-// Pure, so every sysctl and address is checked without root.
+// What each namespace of the lab is told before its routing starts. A
+// switch gets the kernel settings of its switch configuration
+// (switchconfig/linux_sysctl.h: forwarding, ECMP, IOAM IDs, the ToR's
+// neighbour behaviour), its IOAM namespace, the lab's link-local address
+// on every port and its links up; FRR does the rest from frr.conf. A host
+// carries its bond addresses on its NIC ports, its routes toward its ToRs
+// and its gateways' neighbours (routing.h). Both get their faults of the
+// first phase (faults.h). Pure, so every sysctl and address is checked
+// without root.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "blueprint/model.h"
 #include "dataplane/lab_topology.h"
 #include "dataplane/network_ops.h"
 #include "dataplane/routing.h"
+#include "switchconfig/linux_sysctl.h"
+#include "switchconfig/switch_config.h"
 
 namespace hpn::lab {
 
-// One entry per topology node.
+// The switch configuration of each node (nullopt for hosts), from the
+// blueprint as `hpnctl config` makes it; and in `topology` the ToRs'
+// host-facing ports take the pair's gateway MAC, as the configuration
+// gives them.
+Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(const Blueprint& bp,
+                                                                              LabTopology& topology);
+
+// Pointers into switch_configs(), for namespace_configs().
+std::vector<const switchconfig::SwitchConfig*> config_pointers(
+    const std::vector<std::optional<switchconfig::SwitchConfig>>& configs);
+
+// One entry per topology node. `switches` holds, per node, its switch
+// configuration (nullptr for hosts); `routes` the hosts' routes.
 std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTopology& topology,
-                                               const std::vector<NodeRoutes>& routes);
+                                               const std::vector<NodeRoutes>& routes,
+                                               const std::vector<const switchconfig::SwitchConfig*>& switches);
+
+// The sysctl of a kernel setting, or nullopt when it names an interface
+// this namespace does not have (a planned port with no cable in the lab).
+std::optional<Sysctl> lab_sysctl(const switchconfig::KernelSetting& setting, const std::vector<std::string>& ifnames);
 
 }  // namespace hpn::lab

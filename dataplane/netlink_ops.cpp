@@ -16,15 +16,21 @@
 #include <netlink/route/neighbour.h>
 #include <netlink/route/route.h>
 #include <netlink/route/rule.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
+#include <thread>
 
+#include "dataplane/host_announce.h"
 #include "dataplane/netns.h"
 #include "dataplane/nl_util.h"
 
@@ -348,6 +354,138 @@ Result<std::vector<InterfaceState>> NetlinkOps::interfaces(const std::string& ne
   });
   if (!done) return Error{fmt::format("{}: {}", netns, done.error().message)};
   return out;
+}
+
+Status NetlinkOps::check_routing(bool pbrd) { return check_frr(pbrd); }
+
+Status NetlinkOps::remove_tree(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::remove_all(path, ec);
+  if (ec) return Error{fmt::format("{}: {}", path, ec.message())};
+  return {};
+}
+
+Status NetlinkOps::start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
+  return lab::start_routing(d, frr_conf);
+}
+
+Status NetlinkOps::stop_routing(const std::vector<RoutingDaemons>& d) { return lab::stop_routing(d); }
+
+Result<std::string> NetlinkOps::vtysh(const std::string& netns, const std::string& command) {
+  return lab::vtysh(netns, {command});
+}
+
+Status NetlinkOps::vtysh_apply(const RoutingDaemons& d, const std::string& name, const std::string& lines) {
+  return lab::vtysh_apply(d, name, lines);
+}
+
+Result<int> NetlinkOps::start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) {
+  return spawn_host_route_agent(targets, log);
+}
+
+Status NetlinkOps::stop_process(int pid) {
+  if (pid <= 1) return {};
+  if (kill(pid, SIGTERM) != 0) return {};
+  for (int i = 0; i < 200 && kill(pid, 0) == 0; ++i) {
+    // Our own child (the agent spawned by this process) must be reaped.
+    if (waitpid(pid, nullptr, WNOHANG) == pid) return {};
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (kill(pid, 0) == 0) kill(pid, SIGKILL);
+  waitpid(pid, nullptr, WNOHANG);
+  return {};
+}
+
+namespace {
+
+std::string prefix_text(nl_addr* a, int family) {
+  char text[INET6_ADDRSTRLEN] = "";
+  if (a != nullptr && nl_addr_get_len(a) > 0) {
+    inet_ntop(family, nl_addr_get_binary_addr(a), text, sizeof text);
+  } else {
+    std::snprintf(text, sizeof text, "%s", family == AF_INET ? "0.0.0.0" : "::");
+  }
+  return fmt::format("{}/{}", text, a == nullptr ? 0 : nl_addr_get_prefixlen(a));
+}
+
+}  // namespace
+
+Result<std::vector<RouteState>> NetlinkOps::routes(const std::string& netns) {
+  std::vector<RouteState> out;
+  auto done = run_in_netns(netns, [&]() -> Status {
+    auto sk = connect(NETLINK_ROUTE);
+    if (!sk) return sk.error();
+    nl_cache* links = nullptr;
+    if (int err = rtnl_link_alloc_cache(sk->get(), AF_UNSPEC, &links); err < 0) return nl_error("links", err);
+    Cache link_cache(links);
+    for (int family : {AF_INET, AF_INET6}) {
+      nl_cache* routes = nullptr;
+      if (int err = rtnl_route_alloc_cache(sk->get(), family, 0, &routes); err < 0) return nl_error("routes", err);
+      Cache route_cache(routes);
+      for (nl_object* o = nl_cache_get_first(routes); o != nullptr; o = nl_cache_get_next(o)) {
+        auto* r = reinterpret_cast<rtnl_route*>(o);
+        if (rtnl_route_get_type(r) != RTN_UNICAST) continue;
+        RouteState s;
+        s.family = family == AF_INET ? 4 : 6;
+        s.prefix = prefix_text(rtnl_route_get_dst(r), family);
+        s.table = rtnl_route_get_table(r);
+        s.protocol = rtnl_route_get_protocol(r);
+        for (int i = 0; i < rtnl_route_get_nnexthops(r); ++i) {
+          rtnl_nexthop* nh = rtnl_route_nexthop_n(r, i);
+          char name[IF_NAMESIZE] = "";
+          rtnl_link_i2name(links, rtnl_route_nh_get_ifindex(nh), name, sizeof name);
+          s.nexthop_ifnames.push_back(name);
+        }
+        std::sort(s.nexthop_ifnames.begin(), s.nexthop_ifnames.end());
+        out.push_back(std::move(s));
+      }
+    }
+    return {};
+  });
+  if (!done) return Error{fmt::format("{}: {}", netns, done.error().message)};
+  return out;
+}
+
+Result<std::vector<RuleState>> NetlinkOps::rules(const std::string& netns) {
+  std::vector<RuleState> out;
+  auto done = run_in_netns(netns, [&]() -> Status {
+    auto sk = connect(NETLINK_ROUTE);
+    if (!sk) return sk.error();
+    for (int family : {AF_INET, AF_INET6}) {
+      nl_cache* rules = nullptr;
+      if (int err = rtnl_rule_alloc_cache(sk->get(), family, &rules); err < 0) return nl_error("rules", err);
+      Cache rule_cache(rules);
+      for (nl_object* o = nl_cache_get_first(rules); o != nullptr; o = nl_cache_get_next(o)) {
+        auto* r = reinterpret_cast<rtnl_rule*>(o);
+        RuleState s;
+        s.family = family == AF_INET ? 4 : 6;
+        if (const char* iif = rtnl_rule_get_iif(r)) s.iif = iif;
+        if (nl_addr* dst = rtnl_rule_get_dst(r); dst != nullptr && nl_addr_get_len(dst) > 0) {
+          s.dst = prefix_text(dst, family);
+        }
+        s.table = rtnl_rule_get_table(r);
+        s.priority = rtnl_rule_get_prio(r);
+        out.push_back(std::move(s));
+      }
+    }
+    return {};
+  });
+  if (!done) return Error{fmt::format("{}: {}", netns, done.error().message)};
+  return out;
+}
+
+Status NetlinkOps::announce(const std::string& netns, const std::vector<NeighbourAdvert>& adverts) {
+  auto done = run_in_netns(netns, [&]() -> Status {
+    host::PcapFrameSender sender;
+    for (const auto& a : adverts) {
+      host::MacBytes mac{};
+      std::copy(a.mac.begin(), a.mac.end(), mac.begin());
+      if (auto ok = sender.send(a.ifname, host::na_frame(mac, a.ipv6)); !ok) return ok;
+    }
+    return {};
+  });
+  if (!done) return Error{fmt::format("{}: {}", netns, done.error().message)};
+  return {};
 }
 
 }  // namespace hpn::lab

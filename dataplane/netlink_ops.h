@@ -17,6 +17,17 @@ class NetlinkOps final : public NetworkOps {
   Status add_veth(const VethEnd& a, const VethEnd& z) override;
   Status configure(const std::string& netns, const NamespaceConfig& config) override;
   Result<std::vector<InterfaceState>> interfaces(const std::string& netns) override;
+  Status check_routing(bool pbrd) override;
+  Status start_routing(const RoutingDaemons& daemons, const std::string& frr_conf) override;
+  Status stop_routing(const std::vector<RoutingDaemons>& daemons) override;
+  Result<std::string> vtysh(const std::string& netns, const std::string& command) override;
+  Status vtysh_apply(const RoutingDaemons& daemons, const std::string& name, const std::string& lines) override;
+  Result<int> start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) override;
+  Status stop_process(int pid) override;
+  Result<std::vector<RouteState>> routes(const std::string& netns) override;
+  Result<std::vector<RuleState>> rules(const std::string& netns) override;
+  Status announce(const std::string& netns, const std::vector<NeighbourAdvert>& adverts) override;
+  Status remove_tree(const std::string& path) override;
 };
 
 }  // namespace hpn::lab

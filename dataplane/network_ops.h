@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "blueprint/result.h"
+#include "dataplane/frr.h"
+#include "dataplane/host_routes.h"
 #include "dataplane/lab_topology.h"
 #include "dataplane/routing.h"
 
@@ -67,6 +69,33 @@ struct InterfaceState {
   std::vector<std::string> addresses;  // "fd48:504e::10/64", IPv6 only
 };
 
+// A route as the kernel holds it (main table unless said otherwise).
+struct RouteState {
+  int family = 6;
+  std::string prefix;  // "fd48:504e::10/128"
+  std::uint32_t table = kMainTable;
+  int protocol = 0;    // RTPROT_*: 186 bgp, 80 the ToR host-route agent
+  std::vector<std::string> nexthop_ifnames;  // sorted
+  friend bool operator==(const RouteState&, const RouteState&) = default;
+};
+
+// A policy rule: what pbrd installs for a core rule ("iif etp1 to PREFIX lookup T").
+struct RuleState {
+  int family = 6;
+  std::string iif;
+  std::string dst;  // "fd48:504e:0:6::/63", empty for any
+  std::uint32_t table = 0;
+  std::uint32_t priority = 0;
+};
+
+// An unsolicited neighbour advertisement a lab host sends out of one port
+// for its address, as `hpnctl host announce` does on a real host.
+struct NeighbourAdvert {
+  std::string ifname;
+  std::string ipv6;
+  Mac mac{};
+};
+
 class NetworkOps {
  public:
   virtual ~NetworkOps() = default;
@@ -79,6 +108,24 @@ class NetworkOps {
   virtual Status add_veth(const VethEnd& a, const VethEnd& z) = 0;
   virtual Status configure(const std::string& netns, const NamespaceConfig& config) = 0;
   virtual Result<std::vector<InterfaceState>> interfaces(const std::string& netns) = 0;
+
+  // The lab's routing (frr.h, host_routes.h). check_routing: FRR is
+  // installed (with pbrd when `pbrd`), or an error naming the package.
+  // start_routing, vtysh and routes are called from several threads at once.
+  virtual Status check_routing(bool pbrd) = 0;
+  virtual Status start_routing(const RoutingDaemons& daemons, const std::string& frr_conf) = 0;
+  virtual Status stop_routing(const std::vector<RoutingDaemons>& daemons) = 0;
+  virtual Result<std::string> vtysh(const std::string& netns, const std::string& command) = 0;
+  virtual Status vtysh_apply(const RoutingDaemons& daemons, const std::string& name, const std::string& lines) = 0;
+  virtual Result<int> start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) = 0;
+  // SIGTERM, then SIGKILL if it is still there after a moment; a pid that
+  // is gone is not an error.
+  virtual Status stop_process(int pid) = 0;
+  virtual Result<std::vector<RouteState>> routes(const std::string& netns) = 0;
+  virtual Result<std::vector<RuleState>> rules(const std::string& netns) = 0;
+  virtual Status announce(const std::string& netns, const std::vector<NeighbourAdvert>& adverts) = 0;
+  // Removes a directory the lab made (FRR's files), with what it holds.
+  virtual Status remove_tree(const std::string& path) = 0;
 };
 
 }  // namespace hpn::lab

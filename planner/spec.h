@@ -126,6 +126,17 @@ struct MediaSpec {
 // What host profiles need beyond the wiring (hpnctl-profile(1)): the bonds'
 // settings, the latencies a path's round trip is made of, and the inputs of
 // the DQPLB sizing. The plan itself does not read it.
+// What switch configurations need beyond the wiring (hpnctl-config(1)).
+// The plan itself does not read it; `hpnctl config` reads it from the
+// blueprint's copy of the spec.
+struct SwitchesSpec {
+  int mtu = 0;                  // every fabric port
+  int ioam_namespace = 0;       // the IOAM namespace switches stamp and probes carry
+  int bgp_keepalive_s = 0;      // RFC 7938 fabrics run short timers
+  int bgp_hold_s = 0;
+  int neighbour_reachable_s = 0;  // how long a ToR trusts a host it confirmed
+};
+
 struct TransportSpec {
   int mtu = 0;                // back-end bonds: RoCE's 4096-byte payload plus headers
   int frontend_mtu = 0;       // the front-end bond (NIC 0)
@@ -169,6 +180,7 @@ struct Spec {
   LayoutSpec layout;
   MediaSpec media;
   TransportSpec transport;
+  SwitchesSpec switches;
 
   // Provenance, for errors and for the blueprint's record of its spec.
   std::string source_name;  // the file name, or "<default>"

@@ -541,6 +541,21 @@ void read_document(Section& top, Spec& spec, bool require_version) {
       m.optics = optics;
     }
   });
+  top.section("switches", [&](Section& s) {
+    auto& w = spec.switches;
+    // 1280: the least IPv6 allows; 9216: the largest frame common switches take.
+    s.integer("mtu", w.mtu, 1280, 9216);
+    s.integer("ioam_namespace", w.ioam_namespace, 0, 65534);  // 0xFFFF is IOAM's "none"
+    s.integer("bgp_keepalive_s", w.bgp_keepalive_s, 1, 3600);
+    s.integer("bgp_hold_s", w.bgp_hold_s, 3, 65535);
+    s.integer("neighbour_reachable_s", w.neighbour_reachable_s, 1, 86400);
+    if (w.bgp_hold_s < 3 * w.bgp_keepalive_s) {
+      s.loader().error(spec.locations["switches.bgp_hold_s"],
+                       fmt::format("switches.bgp_hold_s ({}) must be at least three keepalives "
+                                   "(3 x switches.bgp_keepalive_s = {}; RFC 4271 4.4)",
+                                   w.bgp_hold_s, 3 * w.bgp_keepalive_s));
+    }
+  });
   top.section("transport", [&](Section& s) {
     auto& t = spec.transport;
     // 1280: the least IPv6 allows; 9216: the largest frame common switches take.

@@ -25,6 +25,7 @@ class Differ {
   Report run() {
     r_.evidence = w_.cables;
     mismatches();
+    asn_mismatches();
     silences();
     std::stable_sort(r_.findings.begin(), r_.findings.end(), [](const Finding& a, const Finding& b) {
       return rank(a.severity) < rank(b.severity);
@@ -159,14 +160,36 @@ class Differ {
     }
   }
 
+  // A session up to the right device that speaks another AS than the plan
+  // gives it: the cable is right, the far switch's configuration is not.
+  void asn_mismatches() {
+    std::set<std::pair<int, int>> seen;  // (device at the far end, observed AS) reported once
+    for (const auto& m : w_.asn_mismatches) {
+      PortRef far = m.cable >= 0 ? f_.far_end(m.port) : PortRef{};
+      const std::string device = far.valid() ? dev(far).name : m.peer;
+      if (!seen.insert({far.valid() ? far.device : -1, static_cast<int>(m.observed)}).second) continue;
+      std::vector<int> cables;
+      if (m.cable >= 0) cables.push_back(m.cable);
+      add("wrong-asn", "critical", cables, fmt::format("{} in AS {}", device, m.planned),
+          fmt::format("{} in AS {}", m.peer, m.observed),
+          fmt::format("the BGP session on {} reaches {} in AS {}, but the plan gives {} AS {}: load {}'s "
+                      "configuration from the plan (hpnctl config {})",
+                      f_.name(m.port), m.peer, m.observed, device, m.planned, device, device));
+    }
+  }
+
   // LLDP judges a cable with dumps of both its devices, and one with a
   // dump of one of them that heard it: the other end's silence is then
   // unobserved, never missing.
   bool lldp_scope(int cable) const {
     const Cable& c = bp_.cables[cable];
-    const bool a = w_.lldp_devices.count(c.a_device) > 0, z = w_.lldp_devices.count(c.z_device) > 0;
     const auto& e = w_.cables[cable].dir;
-    return (a && z) || ((a || z) && (e[0].received > 0 || e[1].received > 0));
+    for (const auto* devices : {&w_.lldp_devices, &w_.bgp_devices}) {
+      if (devices == &w_.bgp_devices && c.kind != CableKind::tor_agg && c.kind != CableKind::agg_core) continue;
+      const bool a = devices->count(c.a_device) > 0, z = devices->count(c.z_device) > 0;
+      if ((a && z) || ((a || z) && (e[0].received > 0 || e[1].received > 0))) return true;
+    }
+    return false;
   }
 
   bool in_scope(int cable) const {
@@ -194,7 +217,8 @@ class Differ {
 
   bool enough(int cable, int direction) const {
     const Cable& c = bp_.cables[cable];
-    if (w_.cables[cable].dir[direction].lldp) return true;  // both agents ran: one exchange settles it
+    // Both LLDP agents, or both ends' BGP, ran: one exchange settles it.
+    if (w_.cables[cable].dir[direction].lldp || w_.cables[cable].dir[direction].bgp) return true;
     if (c.kind == CableKind::host_tor) {
       const DirectionEvidence& e = w_.cables[cable].dir[direction];
       return e.sent >= o_.min_probes && probe::silence_is_evidence(e.sent_by_reach, o_.silence);
@@ -253,6 +277,7 @@ class Differ {
               fmt::format("cable {} ({} -- {}) shows no light either way although {}; check that it "
                           "is in place, seated and lit at both ends", c.id, a, z,
                           e[0].lldp || e[1].lldp ? "LLDP runs at both ends and neither hears the other"
+                          : e[0].bgp || e[1].bgp ? "BGP runs at both ends and neither hears the other"
                                                  : "probes were sent across it"));
         } else {
           add("unobserved", "info", {cable}, ends(cable), "not enough probes",
@@ -268,7 +293,10 @@ class Differ {
               fmt::format("cable {} carries {} -> {} but nothing {} -> {}: clean or replace the "
                           "fibre or optic of that direction{}", c.id, dead == 0 ? z : a,
                           dead == 0 ? a : z, from, to,
-                          e[dead].lldp ? fmt::format(", or check that LLDP is sent from {}", from) : ""));
+                          e[dead].lldp ? fmt::format(", or check that LLDP is sent from {}", from)
+                          : e[dead].bgp ? fmt::format("; {} hears {}, {} hears nothing from {}, so their "
+                                                      "BGP session cannot form", from, to, to, from)
+                                        : ""));
         } else {
           add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
               fmt::format("cable {} ({} -- {}) was seen one way only and too few probes went the "

@@ -1,5 +1,7 @@
 #include "validator/lldp.h"
 
+#include "validator/dump_file.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -14,9 +16,6 @@ namespace hpn::validator {
 namespace {
 
 using json = nlohmann::json;
-
-// A dump of a 128-port switch is a few hundred kB; past this it is not one.
-constexpr std::streamoff kMaxDumpBytes = 64 << 20;
 
 std::string kind_of(const json& j) {
   switch (j.type()) {
@@ -149,33 +148,7 @@ class Json0Reader {
 
 // "SOURCE:LINE:COL: not JSON: what" from nlohmann's parse error at byte
 // `byte` (1-based; 0 or past the end means the end of the input).
-Error not_json(std::string_view bytes, std::string_view source, size_t byte, const std::string& what) {
-  size_t end = byte == 0 || byte > bytes.size() ? bytes.size() : byte - 1;
-  int line = 1, column = 1;
-  for (size_t i = 0; i < end; ++i) {
-    if (bytes[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  // what(): "[json.exception.parse_error.101] parse error at line 1, column 2: syntax error ..."
-  std::string reason = what;
-  if (size_t c = reason.find("column "); c != std::string::npos) {
-    if (size_t colon = reason.find(": ", c); colon != std::string::npos) reason = reason.substr(colon + 2);
-  }
-  return Error{fmt::format("{}:{}:{}: not JSON: {}", source, line, column, reason)};
-}
-
 // Names in dumps are system names: a device's own name, or it with a
-// domain ("tor-p0-s00-r1a.dc1.example").
-int resolve_device(const FabricIndex& f, const std::string& name) {
-  int d = f.device_by_name(name);
-  if (d < 0 && name.find('.') != std::string::npos) d = f.device_by_name(name.substr(0, name.find('.')));
-  return d;
-}
-
 }  // namespace
 
 Result<std::vector<LldpNeighbour>> parse_lldp_json(std::string_view bytes, std::string_view source) {
@@ -190,41 +163,12 @@ Result<std::vector<LldpNeighbour>> parse_lldp_json(std::string_view bytes, std::
   return Json0Reader(source).read(root);
 }
 
-Result<LldpSource> parse_lldp_argument(std::string_view argument) {
-  LldpSource s;
-  size_t eq = argument.find('=');
-  if (eq != std::string_view::npos && argument.substr(0, eq).find('/') == std::string_view::npos) {
-    s.device = std::string(argument.substr(0, eq));
-    s.path = std::string(argument.substr(eq + 1));
-    if (s.device.empty() || s.path.empty()) {
-      return Error{fmt::format("--lldp '{}': expected DEVICE=FILE or FILE", argument)};
-    }
-    return s;
-  }
-  s.path = std::string(argument);
-  std::string_view base = argument.substr(argument.rfind('/') == std::string_view::npos ? 0 : argument.rfind('/') + 1);
-  if (base.ends_with(".json")) base.remove_suffix(5);
-  if (base.empty() || base == "." || base == "..") {
-    return Error{fmt::format("--lldp '{}': no device name in the file name; give it as DEVICE=FILE", argument)};
-  }
-  s.device = std::string(base);
-  s.device_from_file_name = true;
-  return s;
-}
+Result<LldpSource> parse_lldp_argument(std::string_view argument) { return parse_dump_argument(argument, "--lldp"); }
 
 Result<LldpDump> read_lldp_dump(const LldpSource& source) {
-  std::ifstream in(source.path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot read: {}", source.path, std::strerror(errno))};
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size < 0) return Error{fmt::format("{}: cannot read: not a regular file", source.path)};
-  if (size > kMaxDumpBytes) {
-    return Error{fmt::format("{}: {} bytes, more than an LLDP neighbour dump can be", source.path, size)};
-  }
-  in.seekg(0);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  if (!in.read(bytes.data(), size)) return Error{fmt::format("{}: cannot read", source.path)};
-  auto neighbours = parse_lldp_json(bytes, source.path);
+  auto bytes = read_dump_bytes(source.path, "an LLDP neighbour dump");
+  if (!bytes) return bytes.error();
+  auto neighbours = parse_lldp_json(*bytes, source.path);
   if (!neighbours) return neighbours.error();
   return LldpDump{source.device, source.device_from_file_name, source.path, std::move(neighbours.value())};
 }
@@ -247,9 +191,7 @@ Status add_lldp_witnesses(const FabricIndex& f, const std::vector<LldpDump>& dum
   for (const auto& dump : dumps) {
     int device = resolve_device(f, dump.device);
     if (device < 0) {
-      return Error{fmt::format("{}: device '{}'{} is not in the blueprint{}", dump.source, dump.device,
-                               dump.device_from_file_name ? " (from the file name)" : "",
-                               dump.device_from_file_name ? "; name it with --lldp DEVICE=FILE" : "")};
+      return unknown_dump_device(dump.source, dump.device, dump.device_from_file_name, "--lldp");
     }
     auto [it, fresh] = by_device.emplace(device, &dump);
     if (!fresh) {

@@ -25,6 +25,7 @@
 
 #include "blueprint/fabric_index.h"
 #include "blueprint/result.h"
+#include "validator/dump_file.h"
 #include "validator/witness.h"
 
 namespace hpn::validator {
@@ -55,13 +56,8 @@ struct LldpDump {
 };
 
 // A `--lldp` argument: `DEVICE=FILE`, or `FILE` whose name is DEVICE.json
-// (the directory and a final ".json" stripped). A prefix with a '/' is part
-// of a path, so a file whose name holds '=' is given as ./NAME.
-struct LldpSource {
-  std::string device;
-  bool device_from_file_name = false;
-  std::string path;
-};
+// (validator/dump_file.h).
+using LldpSource = DumpSource;
 Result<LldpSource> parse_lldp_argument(std::string_view argument);
 
 // Reads and parses the file of `source`.

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "probe/observation.h"
@@ -27,6 +28,17 @@ struct DirectionEvidence {
   // LLDP ran at both ends (validator/lldp.h): this direction's silence is
   // evidence whatever the probe counts.
   bool lldp = false;
+  // Both ends' BGP sessions were read (validator/bgp.h): likewise.
+  bool bgp = false;
+};
+
+// A BGP session whose peer spoke with an AS the plan does not give it.
+struct AsnMismatch {
+  int cable = -1;             // the planned cable at `port`, -1 if none
+  PortRef port;               // where the session runs
+  std::int64_t planned = 0;   // the AS the plan gives the device at the far end
+  std::int64_t observed = 0;  // what its OPEN said
+  std::string peer;           // the peer as it named itself
 };
 
 struct CableEvidence {
@@ -43,6 +55,8 @@ struct Witnesses {
   int64_t unreadable_hops = 0;  // links not decided: unknown node or port ID, or an empty record
   std::set<std::string> unknown_devices;                   // sender or receiver names not in the plan
   std::set<int> lldp_devices;                              // devices whose LLDP neighbour dump was read
+  std::set<int> bgp_devices;                               // devices whose BGP sessions were read
+  std::vector<AsnMismatch> asn_mismatches;
 };
 
 Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs);

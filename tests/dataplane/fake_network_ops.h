@@ -2,10 +2,14 @@
 // without root. It can be told to fail at the Nth operation.
 #pragma once
 
+#include <map>
+#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "dataplane/network_ops.h"
 
@@ -16,6 +20,13 @@ class FakeNetworkOps final : public NetworkOps {
   std::set<std::string> netns;  // the named namespaces that "exist"
   std::vector<std::pair<VethEnd, VethEnd>> veths;
   std::vector<std::pair<std::string, NamespaceConfig>> configured;
+  std::vector<std::string> routing_started, vtysh_applied;  // netns of each
+  std::vector<std::vector<HostRouteTarget>> agents;
+  std::map<std::string, std::vector<RouteState>> kernel_routes;  // by netns
+  std::map<std::string, std::vector<RuleState>> kernel_rules;    // by netns
+  std::vector<std::pair<std::string, NeighbourAdvert>> announced;
+  int stopped_routers = 0;
+  std::vector<int> stopped_processes;
   int fail_at = -1;  // the index of the operation that fails, -1 never
   int operations = 0;
 
@@ -42,6 +53,66 @@ class FakeNetworkOps final : public NetworkOps {
     configured.emplace_back(name, config);
     return {};
   }
+  Status check_routing(bool) override { return {}; }
+  Status start_routing(const RoutingDaemons& d, const std::string&) override {
+    std::lock_guard<std::mutex> guard(lock_);  // lab up starts routers in parallel
+    if (auto f = maybe_fail("routing " + d.netns); !f) return f;
+    routing_started.push_back(d.netns);
+    return {};
+  }
+  Status stop_routing(const std::vector<RoutingDaemons>& sets) override {
+    stopped_routers += static_cast<int>(sets.size());
+    return {};
+  }
+  // Every session of a started router is up: one per interface it has.
+  Result<std::string> vtysh(const std::string& name, const std::string&) override {
+    std::string out = "{";
+    for (const auto& [a, z] : veths) {
+      for (const auto* end : {&a, &z}) {
+        if (end->netns != name) continue;
+        out += (out.size() > 1 ? "," : "") + fmt::format("\"{}\":{{\"bgpState\":\"Established\"}}", end->ifname);
+      }
+    }
+    return out + "}";
+  }
+  Status vtysh_apply(const RoutingDaemons& d, const std::string&, const std::string&) override {
+    vtysh_applied.push_back(d.netns);
+    return {};
+  }
+  Result<int> start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string&) override {
+    agents.push_back(targets);
+    return 4242;
+  }
+  Status stop_process(int pid) override {
+    stopped_processes.push_back(pid);
+    return {};
+  }
+  // Called from several threads at once (lab up polls routers in parallel):
+  // look-ups only.
+  Result<std::vector<RouteState>> routes(const std::string& name) override {
+    auto it = kernel_routes.find(name);
+    return it == kernel_routes.end() ? std::vector<RouteState>{} : it->second;
+  }
+  Result<std::vector<RuleState>> rules(const std::string& name) override {
+    auto it = kernel_rules.find(name);
+    return it == kernel_rules.end() ? std::vector<RuleState>{} : it->second;
+  }
+  // What a ToR's host-route agent would make of an announcement: a route
+  // to the host out of the port at the veth's other end.
+  Status announce(const std::string& name, const std::vector<NeighbourAdvert>& adverts) override {
+    for (const auto& a : adverts) {
+      announced.emplace_back(name, a);
+      for (const auto& [x, y] : veths) {
+        for (auto [mine, far] : {std::pair{&x, &y}, std::pair{&y, &x}}) {
+          if (mine->netns == name && mine->ifname == a.ifname) {
+            kernel_routes[far->netns].push_back({6, a.ipv6 + "/128", 254, 80, {far->ifname}});
+          }
+        }
+      }
+    }
+    return {};
+  }
+  Status remove_tree(const std::string&) override { return {}; }
   Result<std::vector<InterfaceState>> interfaces(const std::string& name) override {
     std::vector<InterfaceState> out;
     for (const auto& [a, z] : veths) {
@@ -53,6 +124,7 @@ class FakeNetworkOps final : public NetworkOps {
   }
 
  private:
+  std::mutex lock_;
   Status maybe_fail(const std::string& what) {
     if (operations++ == fail_at) return Error{"injected failure at " + what};
     return {};

@@ -39,8 +39,25 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
   CHECK(ops.netns.size() == 37);
   CHECK(ops.veths.size() == 112);
   CHECK(ops.configured.size() == 36);
-  CHECK(said == std::vector<std::string>{"creating 36 namespaces", "linking 112 cables",
-                                         "configuring routers and hosts"});
+  REQUIRE(said.size() > 5);
+  CHECK(std::vector<std::string>(said.begin(), said.begin() + 5) ==
+        std::vector<std::string>{"creating 36 namespaces", "linking 112 cables", "configuring switches and hosts",
+                                 "starting FRR on 20 switches", "hosts announce themselves to their ToRs"});
+  // Every switch runs FRR; the ToRs' host ports are the agent's; each host
+  // port with a bond announces it; the single pod has no core rule to load.
+  CHECK(ops.routing_started.size() == 20);
+  REQUIRE(ops.agents.size() == 1);
+  CHECK(ops.agents[0].size() == 8);
+  CHECK(ops.agents[0][0].netns == "hpn-abcd-tor-p0-s00-r1a");
+  CHECK(ops.agents[0][0].ports == std::vector<std::string>{"etp1a", "etp1b", "etp2a", "etp2b", "etp3a", "etp3b",
+                                                            "etp4a", "etp4b"});
+  CHECK(ops.agents[0][0].pools == std::vector<std::string>{"10.0.0.0/12", "fd48:504e::/40"});
+  CHECK(ops.announced.size() == 64);
+  CHECK(ops.vtysh_applied.empty());
+  // It waited for the sessions and host routes, then for the routes to settle.
+  CHECK(said.back().starts_with("BGP converging: 96 of 96 session ends up, 64 of 64 host routes"));
+  CHECK(state->agent_pid == 4242);
+  CHECK(state->routers.size() == 20);
   const auto& [a, z] = ops.veths.front();
   CHECK(a.netns == "hpn-abcd-host-p0-s00-h000");
   CHECK(a.ifname == "nic1p1");
@@ -82,6 +99,8 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
     CHECK(down->had_lab);
     CHECK(down->namespaces_removed == 36);
     CHECK(ops.netns == std::set<std::string>{"unrelated"});
+    CHECK(ops.stopped_routers == 20);
+    CHECK(ops.stopped_processes == std::vector<int>{4242});
     auto gone = LabStateFile(request_for(dir).state_path).load();
     REQUIRE(gone);
     CHECK_FALSE(gone->has_value());

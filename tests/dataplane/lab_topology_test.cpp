@@ -25,6 +25,19 @@ const NamespaceConfig& config_of(const std::vector<NamespaceConfig>& configs, co
   return configs.at(t.node_of(test::device_index(lab_pod(), device)));
 }
 
+// What lab up tells each namespace before routing starts: the switches'
+// settings come from their switch configurations.
+std::vector<NamespaceConfig> lab_configs(const Blueprint& bp, LabTopology& t) {
+  auto switches = switch_configs(bp, t);
+  REQUIRE(switches);
+  return namespace_configs(bp, t, compute_routes(bp, t), config_pointers(*switches));
+}
+
+// The faults in force on a node once the fabric has converged.
+std::string late_faults(const LabTopology& t, const std::string& device) {
+  return fault_script(t, t.node_of(test::device_index(lab_pod(), device)), FaultPhase::converged);
+}
+
 }  // namespace
 
 TEST_CASE("dataplane/topology: one namespace per device, one veth pair per cable", "[dataplane][topology]") {
@@ -73,7 +86,7 @@ TEST_CASE("dataplane/topology: switches are IOAM routers, hosts carry their bond
   const Blueprint& bp = lab_pod();
   auto t = build_topology(bp, planned_wiring(bp), "0000");
   REQUIRE(t);
-  const auto configs = namespace_configs(bp, *t, compute_routes(bp, *t));
+  const auto configs = lab_configs(bp, *t);
 
   const auto& tor = config_of(configs, *t, "tor-p0-s00-r1a");
   CHECK(has_sysctl(tor, "net/ipv6/conf/all/forwarding", "1"));
@@ -82,7 +95,14 @@ TEST_CASE("dataplane/topology: switches are IOAM routers, hosts carry their bond
   CHECK(has_sysctl(tor, "net/ipv6/conf/etp5/ioam6_id", "80"));
   CHECK(has_sysctl(tor, "net/ipv6/conf/etp5/ioam6_enabled", "1"));
   CHECK(has_sysctl(tor, "net/ipv6/conf/etp1a/ioam6_id", "17"));
-  CHECK(tor.ioam_namespaces == std::vector<std::uint16_t>{kLabIoamNamespace});
+  CHECK(tor.ioam_namespaces == std::vector<std::uint16_t>{123});  // switches.ioam_namespace
+  // A host port learns hosts from what they announce.
+  CHECK(has_sysctl(tor, "net/ipv6/conf/etp1a/accept_untracked_na", "1"));
+  CHECK(has_sysctl(tor, "net/ipv6/neigh/etp1a/base_reachable_time_ms", "1800000"));
+  CHECK_FALSE(has_sysctl(tor, "net/ipv6/conf/etp5/accept_untracked_na", "1"));
+  // FRR routes the switches: lab up installs no route or neighbour there.
+  CHECK(tor.routes.empty());
+  CHECK(tor.neighbours.empty());
   CHECK(std::count(tor.links_up.begin(), tor.links_up.end(), "etp5") == 1);
   CHECK(tor.nft_script.empty());
 
@@ -101,7 +121,8 @@ TEST_CASE("dataplane/topology: switches are IOAM routers, hosts carry their bond
   CHECK(carried == 2);  // the bond's address on both member ports
   const auto& n = host.neighbours;
   CHECK(std::any_of(n.begin(), n.end(), [](const NeighbourConfig& x) {
-    return x.ifname == "nic1p1" && x.address == "fe80::1:0:11" && to_string(x.mac) == "02:01:00:00:00:11";
+    // The ToR port answers with the pair's gateway MAC (addressing.gateway_mac).
+    return x.ifname == "nic1p1" && x.address == "fe80::1:0:11" && to_string(x.mac) == "02:48:50:4e:00:01";
   }));
 }
 
@@ -114,9 +135,11 @@ TEST_CASE("dataplane/topology: faults become link state and nftables on the send
   w.cables[2].fault = {FaultKind::down, Direction::a_to_z, 0};  // host-p0-s00-h000 -- tor-p0-s00-r2a
   auto t = build_topology(bp, w, "0000");
   REQUIRE(t);
-  const auto configs = namespace_configs(bp, *t, compute_routes(bp, *t));
+  const auto configs = lab_configs(bp, *t);
   const auto& host = config_of(configs, *t, "host-p0-s00-h000");
-  CHECK(host.nft_script ==
+  // Faults on host cables strike the converged fabric (faults.h).
+  CHECK(host.nft_script.empty());
+  CHECK(late_faults(*t, "host-p0-s00-h000") ==
         "table netdev hpnctl_lab_faults {\n"
         "  chain out_nic1p1 {\n"
         "    type filter hook egress device \"nic1p1\" priority 0; policy accept;\n"
@@ -124,7 +147,7 @@ TEST_CASE("dataplane/topology: faults become link state and nftables on the send
         "    counter drop comment \"cable C0H00001 drop-a-z\"\n"
         "  }\n"
         "}\n");
-  CHECK(config_of(configs, *t, "tor-p0-s00-r1b").nft_script ==
+  CHECK(late_faults(*t, "tor-p0-s00-r1b") ==
         "table netdev hpnctl_lab_faults {\n"
         "  chain out_etp1a {\n"
         "    type filter hook egress device \"etp1a\" priority 0; policy accept;\n"
@@ -132,7 +155,7 @@ TEST_CASE("dataplane/topology: faults become link state and nftables on the send
         "    numgen random mod 100 < 5 counter drop comment \"cable C0H00002 loss-z-a:5\"\n"
         "  }\n"
         "}\n");
-  CHECK(config_of(configs, *t, "tor-p0-s00-r1a").nft_script.empty());  // it only receives the broken direction
+  CHECK(late_faults(*t, "tor-p0-s00-r1a").empty());  // it only receives the broken direction
   const auto& up = host.links_up;
   CHECK(std::count(up.begin(), up.end(), "nic1p1") == 1);
   CHECK(std::count(up.begin(), up.end(), "nic2p1") == 0);  // down: both ends stay down
@@ -149,8 +172,8 @@ TEST_CASE("dataplane/topology: --loss drops at random on both ends of every cabl
   w.cables[2].fault = {FaultKind::down, Direction::a_to_z, 0};  // host-p0-s00-h000 -- tor-p0-s00-r2a
   auto t = build_topology(bp, w, "0000");
   REQUIRE(t);
-  const auto configs = namespace_configs(bp, *t, compute_routes(bp, *t));
-  const std::string& host = config_of(configs, *t, "host-p0-s00-h000").nft_script;
+  const auto configs = lab_configs(bp, *t);
+  const std::string host = late_faults(*t, "host-p0-s00-h000");
   // The faulted end: its drop first, then the background loss.
   CHECK(host.find("  chain out_nic1p1 {\n"
                  "    type filter hook egress device \"nic1p1\" priority 0; policy accept;\n"
@@ -162,7 +185,8 @@ TEST_CASE("dataplane/topology: --loss drops at random on both ends of every cabl
   // the dark cable's ends have none.
   size_t ends = 0;
   for (size_t n = 0; n < t->nodes.size(); ++n) {
-    const std::string& script = configs[n].nft_script;
+    const std::string script = fault_script(*t, static_cast<int>(n), FaultPhase::converged);
+    CHECK(configs[n].nft_script.empty());  // the background loss comes once BGP has converged
     for (const auto& link : t->links) {
       for (const LabPort* end : {&link.a, &link.z}) {
         if (t->node_of(end->device) != static_cast<int>(n)) continue;
@@ -180,4 +204,34 @@ TEST_CASE("dataplane/topology: --loss drops at random on both ends of every cabl
     }
   }
   CHECK(ends == 2 * (t->links.size() - 1));
+}
+
+TEST_CASE("dataplane/topology: a one-way break between switches is there before BGP starts, and stays",
+          "[dataplane][topology]") {
+  const Blueprint& bp = lab_pod();
+  Wiring w = planned_wiring(bp);
+  w.loss_percent = 3;
+  size_t uplink = 0;
+  while (bp.cables[uplink].kind != CableKind::tor_agg) ++uplink;
+  w.cables[uplink].fault = {FaultKind::drop, Direction::z_to_a, 0};  // the aggregation switch's end sends nothing
+  auto t = build_topology(bp, w, "0000");
+  REQUIRE(t);
+  const auto configs = lab_configs(bp, *t);
+  const std::string agg = bp.devices[bp.cables[uplink].z_device].name;
+  const std::string port = bp.cables[uplink].z_port;
+  const std::string early = config_of(configs, *t, agg).nft_script;
+  CHECK(early ==
+        "table netdev hpnctl_lab_faults {\n"
+        "  chain out_" + port + " {\n"
+        "    type filter hook egress device \"" + port + "\" priority 0; policy accept;\n"
+        "    counter comment \"sent\"\n"
+        "    counter drop comment \"cable " + bp.cables[uplink].id + " drop-z-a\"\n"
+        "  }\n"
+        "}\n");
+  // Once converged, the whole table is replaced in one transaction: the
+  // drop is never lifted, the background loss joins it.
+  const std::string late = late_faults(*t, agg);
+  CHECK(late.starts_with("table netdev hpnctl_lab_faults\ndelete table netdev hpnctl_lab_faults\ntable netdev"));
+  CHECK(late.find("counter drop comment \"cable " + bp.cables[uplink].id + " drop-z-a\"") != std::string::npos);
+  CHECK(late.find("loss 3%") != std::string::npos);
 }

@@ -1,0 +1,207 @@
+#include "validator/bgp.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "blueprint/mac.h"
+#include "validator/dump_file.h"
+
+namespace hpn::validator {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Reads one session object; the first wrong type is the error.
+class SessionReader {
+ public:
+  SessionReader(std::string_view source, std::string at) : source_(source), at_(std::move(at)) {}
+
+  Result<BgpSession> read(const std::string& key, const json& j) {
+    BgpSession s;
+    s.neighbor = key;
+    if (!j.is_object()) return fail("", "expected an object");
+    text(j, "bgpState", s.state, true);
+    text(j, "bgpNeighborAddr", s.peer_address, false);
+    if (s.peer_address == "none") s.peer_address.clear();
+    // A numbered session's key is its peer's address.
+    if (!j.contains("bgpNeighborAddr") && key.find_first_of(".:") != std::string::npos) s.peer_address = key;
+    text(j, "hostLocal", s.local_address, false);
+    text(j, "hostForeign", s.foreign_address, false);
+    text(j, "hostname", s.hostname, false);
+    text(j, "remoteRouterId", s.remote_router_id, false);
+    text(j, "lastResetDueTo", s.last_reset, false);
+    number(j, "remoteAs", s.remote_as);
+    if (auto it = j.find("messageStats"); it != j.end()) {
+      if (!it->is_object()) return fail("/messageStats", "expected an object");
+      number(*it, "totalRecv", s.messages_received, "/messageStats");
+      number(*it, "totalSent", s.messages_sent, "/messageStats");
+    }
+    if (auto it = j.find("addressFamilyInfo"); it != j.end() && it->is_object()) {
+      for (const auto& [family, info] : it->items()) {
+        if (!info.is_object()) continue;
+        std::int64_t accepted = 0;
+        number(info, "acceptedPrefixCounter", accepted, "/addressFamilyInfo/" + family);
+        s.prefixes_received += accepted;
+      }
+    }
+    if (!error_.empty()) return Error{error_};
+    if (s.state.empty()) return fail("/bgpState", "empty state");
+    return s;
+  }
+
+ private:
+  Error fail(const std::string& where, const std::string& what) {
+    return Error{fmt::format("{}: {}{}: {}", source_, at_, where, what)};
+  }
+  void text(const json& j, const char* key, std::string& out, bool required) {
+    auto it = j.find(key);
+    if (it == j.end()) {
+      if (required && error_.empty()) error_ = fail(std::string("/") + key, "missing").message;
+      return;
+    }
+    if (!it->is_string()) {
+      if (error_.empty()) error_ = fail(std::string("/") + key, "expected a string").message;
+      return;
+    }
+    out = it->get<std::string>();
+  }
+  void number(const json& j, const char* key, std::int64_t& out, const std::string& under = "") {
+    auto it = j.find(key);
+    if (it == j.end()) return;
+    if (!it->is_number_integer() && !it->is_number_unsigned()) {
+      if (error_.empty()) error_ = fail(under + "/" + key, "expected an integer").message;
+      return;
+    }
+    out = it->is_number_unsigned() ? static_cast<std::int64_t>(it->get<std::uint64_t>() & 0x7FFFFFFFFFFFFFFF)
+                                   : it->get<std::int64_t>();
+  }
+
+  std::string_view source_;
+  std::string at_;
+  std::string error_;
+};
+
+}  // namespace
+
+Result<std::vector<BgpSession>> parse_bgp_neighbors(std::string_view bytes, std::string_view source) {
+  json root;
+  try {
+    root = json::parse(bytes.begin(), bytes.end());
+  } catch (const json::parse_error& e) {
+    return not_json(bytes, source, e.byte, e.what());
+  } catch (const json::exception& e) {
+    return Error{fmt::format("{}: not JSON: {}", source, e.what())};
+  }
+  if (!root.is_object()) {
+    return Error{fmt::format("{}: expected an object of sessions (`vtysh -c 'show bgp neighbors json'`)", source)};
+  }
+  std::vector<BgpSession> out;
+  for (const auto& [key, value] : root.items()) {
+    SessionReader reader(source, "/" + key);
+    auto s = reader.read(key, value);
+    if (!s) return s.error();
+    out.push_back(std::move(s.value()));
+  }
+  return out;
+}
+
+Result<BgpDump> read_bgp_dump(std::string_view argument) {
+  auto source = parse_dump_argument(argument, "--bgp");
+  if (!source) return source.error();
+  auto bytes = read_dump_bytes(source->path, "a BGP neighbour dump");
+  if (!bytes) return bytes.error();
+  auto sessions = parse_bgp_neighbors(*bytes, source->path);
+  if (!sessions) return sessions.error();
+  return BgpDump{source->device, source->device_from_file_name, source->path, std::move(sessions.value())};
+}
+
+Status add_bgp_witnesses(const FabricIndex& f, const std::vector<BgpDump>& dumps, Witnesses& w) {
+  const Blueprint& bp = f.blueprint();
+  std::map<int, const BgpDump*> by_device;
+  for (const auto& dump : dumps) {
+    const int device = resolve_device(f, dump.device);
+    if (device < 0) return unknown_dump_device(dump.source, dump.device, dump.device_from_file_name, "--bgp");
+    auto [it, fresh] = by_device.emplace(device, &dump);
+    if (!fresh) {
+      return Error{fmt::format("{}: a second BGP dump of {} (the first is {})", dump.source,
+                               bp.devices[device].name, it->second->source)};
+    }
+  }
+  // Each end of a connection by its own address: the far end of a session
+  // is the session whose hostLocal is this one's hostForeign.
+  std::map<std::string, PortRef> local;
+  for (const auto& [device, dump] : by_device) {
+    for (const auto& s : dump->sessions) {
+      PortRef port{device, f.port_by_name(device, s.neighbor)};
+      if (port.valid() && !s.local_address.empty()) local[s.local_address] = port;
+    }
+  }
+  auto link = [&](PortRef from, PortRef to) {
+    CableEnd e = f.cable_at(from);
+    if (e.cable >= 0 && f.end_of(e.cable, 1 - e.end) == to) {
+      ++w.cables[e.cable].dir[e.end].received;
+    } else {
+      ++w.unplanned[{from, to}];
+    }
+  };
+  std::set<PortRef> undecided;
+  for (const auto& [device, dump] : by_device) {
+    w.bgp_devices.insert(device);
+    w.device_seen[device] = true;
+    for (const auto& s : dump->sessions) {
+      ++w.observations;
+      const PortRef here{device, f.port_by_name(device, s.neighbor)};
+      const std::string& peer = s.foreign_address.empty() ? s.peer_address : s.foreign_address;
+      if (!here.valid()) {
+        ++w.unreadable_hops;
+        continue;
+      }
+      if (peer.empty() && !s.established()) continue;  // heard nothing: its silence is the evidence
+      ++w.received;
+      PortRef far;
+      if (auto it = local.find(peer); it != local.end()) {
+        far = it->second;
+      } else {
+        std::uint32_t node = 0;
+        std::uint16_t port_id = 0;
+        if (decode_port_link_local(peer, node, port_id)) {
+          const int d = f.device_by_node_id(node);
+          if (d >= 0) far = {d, f.port_by_id(d, port_id)};
+        }
+      }
+      if (!far.valid()) {
+        if (!s.hostname.empty() && resolve_device(f, s.hostname) < 0) w.unknown_devices.insert(s.hostname);
+        ++w.unreadable_hops;
+        undecided.insert(here);
+        continue;
+      }
+      w.device_seen[far.device] = true;
+      link(far, here);  // the peer's frames arrive here
+      if (s.established()) link(here, far);
+      const std::int64_t planned = bp.devices[far.device].asn;
+      if (s.established() && s.remote_as != 0 && planned != kNone && s.remote_as != planned) {
+        w.asn_mismatches.push_back({f.cable_at(here).cable, here, planned, s.remote_as,
+                               s.hostname.empty() ? s.remote_router_id : s.hostname});
+      }
+    }
+  }
+  for (size_t i = 0; i < bp.cables.size(); ++i) {
+    const Cable& c = bp.cables[i];
+    if (c.kind != CableKind::tor_agg && c.kind != CableKind::agg_core) continue;
+    if (!by_device.count(c.a_device) || !by_device.count(c.z_device)) continue;
+    for (int dir = 0; dir < 2; ++dir) {
+      // Direction a -> z arrives at the z-end.
+      if (undecided.count(f.end_of(static_cast<int>(i), 1 - dir))) continue;
+      auto& d = w.cables[i].dir[dir];
+      d.bgp = true;
+      ++d.sent;
+    }
+  }
+  return {};
+}
+
+}  // namespace hpn::validator
