@@ -25,6 +25,7 @@ struct ConfigArgs {
   std::string output;
   std::string blueprint = "hpn-plan";
   std::string format = "frr";
+  bool bring_up = false;
 };
 
 int run(const ConfigArgs& a, const Verbosity& verbosity) {
@@ -46,7 +47,7 @@ int run(const ConfigArgs& a, const Verbosity& verbosity) {
   if (!store) return fail(kInputError, store.error().message);
   auto bp = store->load();
   if (!bp) return fail(kInputError, bp.error().message);
-  auto builder = ConfigBuilder::create(bp.value());
+  auto builder = ConfigBuilder::create(bp.value(), {.bring_up = a.bring_up});
   if (!builder) return fail(kInputError, builder.error().message);
 
   if (a.all) {
@@ -100,6 +101,8 @@ void add_config_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", args->output, "Directory for --all, written all or nothing");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();
   cmd->add_option("--format", args->format, "One switch: frr, sonic, json or sysctl")->capture_default_str();
+  cmd->add_flag("--bring-up", args->bring_up,
+                "For the wiring check: ports without a planned cable lit and peering, not shut");
   cmd->callback([args, cmd, &exit_code] { exit_code = run(*args, verbosity_of(*cmd)); });
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -18,6 +19,7 @@
 #include "cli/verify_lab.h"
 #include "probe/observation.h"
 #include "probe/probe_plan.h"
+#include "validator/bgp.h"
 #include "validator/diff.h"
 #include "validator/lldp.h"
 #include "validator/report.h"
@@ -39,6 +41,7 @@ struct VerifyOptions {
   std::optional<std::string> keep;
   std::optional<std::string> paths_out;
   std::vector<std::string> lldp;  // DEVICE=FILE or DEVICE.json
+  std::vector<std::string> bgp;   // likewise
   std::string lldp_match = "description";
 };
 
@@ -73,16 +76,29 @@ int run_verify(const VerifyOptions& o) {
     if (!dump) return fail_located(kInputError, dump.error().message);
     dumps.push_back(std::move(dump.value()));
   }
+  std::vector<hpn::validator::BgpDump> bgp;
+  for (const auto& argument : o.bgp) {
+    auto dump = hpn::validator::read_bgp_dump(argument);
+    if (!dump) return fail_located(kInputError, dump.error().message);
+    bgp.push_back(std::move(dump.value()));
+  }
   hpn::FabricIndex fabric(bp.value());
   std::vector<hpn::probe::Observation> all;
   if (o.lab) {
     auto seen = hpn::cli::observe_lab(bp.value(), o.blueprint, o.wiring, o.scope, o.keep, o.loss,
                                       silence_rule(o));
     if (!seen) return fail(kInputError, seen.error().message);
-    all = std::move(seen.value());
-  } else if (o.observations.empty() && o.lldp.empty()) {
+    all = std::move(seen->observations);
+    // The lab's own sessions, unless dumps were given for its switches.
+    for (auto& d : seen->bgp) {
+      if (std::none_of(bgp.begin(), bgp.end(), [&](const auto& g) { return g.device == d.device; })) {
+        bgp.push_back(std::move(d));
+      }
+    }
+  } else if (o.observations.empty() && o.lldp.empty() && o.bgp.empty()) {
     return fail(kInputError,
-                "verify needs observation files, --lldp neighbour dumps, or --lab to probe a lab built from the plan");
+                "verify needs observation files, --lldp or --bgp neighbour dumps, or --lab to probe a lab built "
+                "from the plan");
   }
   for (const auto& file : o.observations) {
     auto obs = hpn::probe::read_observation_file(file);
@@ -94,6 +110,9 @@ int run_verify(const VerifyOptions& o) {
   options.silence = silence_rule(o);
   auto witnesses = hpn::validator::collect_witnesses(fabric, all);
   if (auto added = hpn::validator::add_lldp_witnesses(fabric, dumps, match, witnesses); !added) {
+    return fail_located(kInputError, added.error().message);
+  }
+  if (auto added = hpn::validator::add_bgp_witnesses(fabric, bgp, witnesses); !added) {
     return fail_located(kInputError, added.error().message);
   }
   auto report = hpn::validator::diff(fabric, witnesses, options);
@@ -113,7 +132,7 @@ int run_verify(const VerifyOptions& o) {
 void add_verify_command(CLI::App& app, int& exit_code) {
   auto verify = std::make_shared<VerifyOptions>();
   auto* verify_cmd =
-      app.add_subcommand("verify", "Compare probe observations and LLDP neighbour tables with the blueprint");
+      app.add_subcommand("verify", "Compare probe observations, LLDP neighbours and BGP sessions with the blueprint");
   verify_cmd->add_option("observations", verify->observations, "Observation files (JSON lines)");
   verify_cmd->add_flag("--lab", verify->lab,
                        "Bring up the lab from the plan (and --wiring), probe it, diff, take it down");
@@ -124,6 +143,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                          "Write per destination the source ports whose traced paths are disjoint");
   verify_cmd->add_option("--lldp", verify->lldp,
                          "`lldpcli -f json0 show neighbors details` dumps, each DEVICE=FILE or DEVICE.json");
+  verify_cmd->add_option("--bgp", verify->bgp,
+                         "`vtysh -c 'show bgp neighbors json'` dumps, each DEVICE=FILE or DEVICE.json");
   verify_cmd->add_option("--lldp-match", verify->lldp_match,
                          "Name a neighbour's port by its port description or its port ID: description or port-id")
       ->capture_default_str();

@@ -17,7 +17,7 @@ namespace hpn::cli {
 
 namespace fs = std::filesystem;
 
-Result<std::vector<probe::Observation>> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
+Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
                                                     const std::optional<std::string>& wiring_file,
                                                     const std::string& scope,
                                                     const std::optional<std::string>& keep,
@@ -74,7 +74,14 @@ Result<std::vector<probe::Observation>> observe_lab(const Blueprint& bp, const s
   if (keep) {
     if (auto st = probe::write_observation_file(*keep, seen.value()); !st) return st.error();
   }
-  return seen;
+  LabEvidence evidence{std::move(seen.value()), {}};
+  for (const auto& d : (*status)->devices) {
+    if (d.sessions.empty()) continue;
+    validator::BgpDump dump{d.recorded.name, false, "the lab's " + d.recorded.name, {}};
+    for (const auto& st : d.sessions) dump.sessions.push_back(st.bgp);
+    evidence.bgp.push_back(std::move(dump));
+  }
+  return evidence;
 }
 
 int lab_probe_attempts() { return lab::LabProbeOptions{}.retries + 1; }

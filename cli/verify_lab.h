@@ -1,6 +1,6 @@
 // `hpnctl verify --lab`: the lab brought up from the plan (and a wiring
-// file), probed from every host, taken down again; the observations come
-// back for the diff.
+// file), probed from every host, taken down again; the observations and
+// every switch's BGP sessions come back for the diff.
 #pragma once
 
 #include <optional>
@@ -12,6 +12,7 @@
 #include "dataplane/wiring.h"
 #include "probe/observation.h"
 #include "probe/silence.h"
+#include "validator/bgp.h"
 
 namespace hpn::cli {
 
@@ -19,7 +20,11 @@ namespace hpn::cli {
 // `silence`: the rule the diff will judge by; the probe plan's extra rounds
 // go on until each silent host-cable direction is past it (its `attempts`
 // are this lab's, lab_probe_attempts()).
-Result<std::vector<probe::Observation>> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
+struct LabEvidence {
+  std::vector<probe::Observation> observations;
+  std::vector<validator::BgpDump> bgp;  // one per switch, as its bgpd reported once converged
+};
+Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
                                                     const std::optional<std::string>& wiring,
                                                     const std::string& scope,
                                                     const std::optional<std::string>& keep,

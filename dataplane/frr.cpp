@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <thread>
 
@@ -190,10 +191,11 @@ Status start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
     if (!r) return r.error();
     if (r->exit_code != 0) {
       std::ifstream in(log);
-      std::string last, line;
-      while (std::getline(in, line)) last = line;
-      return Error{fmt::format("{}: {} exited with {}{}", d.device, daemon, r->exit_code,
-                               last.empty() ? "" : ": " + last)};
+      std::vector<std::string> lines;
+      for (std::string line; std::getline(in, line);) lines.push_back(line);
+      std::string said;
+      for (size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i) said += "\n    " + lines[i];
+      return Error{fmt::format("{}: {} exited with {}; its log ends:{}", d.device, daemon, r->exit_code, said)};
     }
   }
   return {};
@@ -217,6 +219,37 @@ Status stop_routing(const std::vector<RoutingDaemons>& sets, std::chrono::millis
     fs::remove_all(std::string(kFrrStateDir) + "/" + d.netns, ec);
   }
   return {};
+}
+
+namespace {
+
+std::string log_tail(const std::string& log, size_t lines_wanted) {
+  std::ifstream in(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string said;
+  for (size_t i = lines.size() > lines_wanted ? lines.size() - lines_wanted : 0; i < lines.size(); ++i) {
+    said += "\n    " + lines[i];
+  }
+  return said;
+}
+
+}  // namespace
+
+std::string routing_problem(const RoutingDaemons& d) {
+  for (const auto& daemon : d.names()) {
+    auto pid = read_pid(d.dir + "/" + daemon + ".pid");
+    // A zombie still answers kill(0): read its state.
+    bool alive = pid && kill(*pid, 0) == 0;
+    if (alive) {
+      std::ifstream stat("/proc/" + std::to_string(*pid) + "/stat");
+      std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+      const size_t close = all.rfind(')');
+      alive = close != std::string::npos && close + 2 < all.size() && all[close + 2] != 'Z';
+    }
+    if (!alive) return fmt::format("{}'s {} is not running; its log ends:{}", d.device, daemon, log_tail(d.dir + "/frr.log", 6));
+  }
+  return "";
 }
 
 Result<std::string> vtysh(const std::string& netns, const std::vector<std::string>& commands,

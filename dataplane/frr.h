@@ -46,6 +46,10 @@ Status start_routing(const RoutingDaemons& d, const std::string& frr_conf);
 Status stop_routing(const std::vector<RoutingDaemons>& sets,
                     std::chrono::milliseconds grace = std::chrono::milliseconds(300));
 
+// Empty while every daemon of the set runs; else which one is gone, with
+// the last lines of its log.
+std::string routing_problem(const RoutingDaemons& d);
+
 // `vtysh -N NETNS -c COMMAND...` run inside the namespace; its stdout.
 Result<std::string> vtysh(const std::string& netns, const std::vector<std::string>& commands,
                           std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));

@@ -92,6 +92,9 @@ struct LabPlan {
   std::vector<ExpectedSession> sessions;
   std::map<int, std::set<std::string>> host_routes;  // ToR node -> "address/128" it must route
   std::map<int, std::string> late_faults;            // node -> its converged-phase nft script
+  // A dark cable's switch ends, taken down again once zebra has started:
+  // zebra brings up every port its configuration does not shut.
+  std::map<int, std::vector<std::string>> dark;
 };
 
 const switchconfig::PortConfig* port_of(const SwitchConfig& c, const std::string& name) {
@@ -124,7 +127,7 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
     if (c.has_gateway) {
       HostRouteTarget target{t.nodes[n].netns, {}, {}};
       for (const auto& port : c.ports) {
-        if (port.role == PortRole::host) target.ports.push_back(port.ifname);
+        if (port.learns_hosts) target.ports.push_back(port.ifname);
       }
       for (const auto& pool : {c.gateway.pool4, c.gateway.pool6}) {
         if (!pool.empty()) target.pools.push_back(pool);
@@ -140,6 +143,10 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
     const bool down = link.fault.kind == FaultKind::down;
     wired_up[{a, link.a.port}] = !down;
     wired_up[{z, link.z.port}] = !down;
+    if (down) {
+      if (!t.nodes[a].is_host) p.dark[a].push_back(link.a.ifname);
+      if (!t.nodes[z].is_host) p.dark[z].push_back(link.z.ifname);
+    }
     const auto& ca = p.configs[a];
     const auto& cz = p.configs[z];
     const std::string what = fmt::format("{}:{} -- {}:{}", bp.devices[link.a.device].name, link.a.port,
@@ -163,7 +170,7 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
         const auto* port = c ? port_of(*c, sw->port) : nullptr;
         // A one-way break toward the ToR would keep it from hearing the
         // host; it strikes after convergence, so the host is expected.
-        if (c && c->has_gateway && port && port->role == PortRole::host) p.host_routes[s].insert(i.ipv6 + "/128");
+        if (c && port && port->learns_hosts) p.host_routes[s].insert(i.ipv6 + "/128");
       }
     }
   }
@@ -171,9 +178,7 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
     size_t rules = 0;
     for (const auto& r : p.configs[node]->core_rules) {
       if (!r.active || !wired_up[{node, r.in_port}] || !wired_up[{node, r.out_port}]) continue;
-      for (const auto& prefix : r.prefixes) {
-        rules += (prefix.family == 4 ? r.nexthop_ipv4 : r.nexthop_ipv6).empty() ? 0 : 1;
-      }
+      for (const auto& prefix : r.prefixes) rules += prefix.family == 6 && !r.nexthop_ipv6.empty() ? 1 : 0;
     }
     p.pbr_rules[node] = rules;
   }
@@ -204,6 +209,8 @@ Status converge(const LabPlan& p, NetworkOps& ops, std::chrono::milliseconds tim
     Status polled = parallel(routers.size(), [&](size_t i) -> Status {
       const int node = routers[i];
       const std::string& netns = p.daemons.at(node).netns;
+      // A daemon that died will not come back: say so now, with its log.
+      if (std::string problem = ops.routing_problem(p.daemons.at(node)); !problem.empty()) return Error{problem};
       auto dump = ops.vtysh(netns, "show bgp neighbors json");
       if (!dump) return dump.error();
       auto sessions = validator::parse_bgp_neighbors(*dump, netns);
@@ -374,6 +381,11 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
     return ops.start_routing(plan.daemons.at(routers[i]), plan.frr_conf.at(routers[i]));
   });
   if (!started) return fail("FRR", started.error());
+  for (const auto& [node, ifnames] : plan.dark) {
+    NamespaceConfig down;
+    down.links_down = ifnames;
+    if (auto ok = ops.configure(topology.nodes[node].netns, down); !ok) return fail("dark cables", ok.error());
+  }
   if (!plan.agent.empty()) {
     auto agent = ops.start_host_route_agent(plan.agent, routing_dir + "/host-routes.log");
     if (!agent) return fail("host-route agent", agent.error());

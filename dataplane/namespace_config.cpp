@@ -36,7 +36,9 @@ std::optional<Sysctl> lab_sysctl(const switchconfig::KernelSetting& s, const std
 }
 
 Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(const Blueprint& bp, LabTopology& t) {
-  auto builder = switchconfig::ConfigBuilder::create(bp);
+  // The lab runs the bring-up configurations: a cable plugged into a spare
+  // port must carry traffic for verify to name it.
+  auto builder = switchconfig::ConfigBuilder::create(bp, {.bring_up = true});
   if (!builder) return builder.error();
   std::vector<std::optional<switchconfig::SwitchConfig>> configs(t.nodes.size());
   for (size_t n = 0; n < t.nodes.size(); ++n) {
@@ -50,7 +52,7 @@ Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(co
       if (!c || !c->has_gateway) continue;
       Mac mac{};
       for (const auto& p : c->ports) {
-        if (p.name == end->port && p.role == switchconfig::PortRole::host && parse_mac(c->gateway.mac, mac)) {
+        if (p.name == end->port && p.learns_hosts && parse_mac(c->gateway.mac, mac)) {
           end->mac = mac;
         }
       }

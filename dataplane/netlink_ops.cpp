@@ -132,13 +132,17 @@ Status add_address(nl_sock* sk, const AddressConfig& a) {
   return {};
 }
 
-Status set_up(nl_sock* sk, const std::string& ifname) {
+Status set_up(nl_sock* sk, const std::string& ifname, bool up = true) {
   rtnl_link* found = nullptr;
   if (int err = rtnl_link_get_kernel(sk, 0, ifname.c_str(), &found); err < 0) return nl_error(ifname, err);
   Link orig(found), change(rtnl_link_alloc());
-  rtnl_link_set_flags(change.get(), IFF_UP);
+  if (up) {
+    rtnl_link_set_flags(change.get(), IFF_UP);
+  } else {
+    rtnl_link_unset_flags(change.get(), IFF_UP);
+  }
   if (int err = rtnl_link_change(sk, orig.get(), change.get(), 0); err < 0) {
-    return nl_error(fmt::format("set {} up", ifname), err);
+    return nl_error(fmt::format("set {} {}", ifname, up ? "up" : "down"), err);
   }
   return {};
 }
@@ -300,6 +304,9 @@ Status NetlinkOps::configure(const std::string& netns, const NamespaceConfig& c)
     for (const auto& l : c.links_up) {
       if (auto ok = set_up(sk->get(), l); !ok) return ok;
     }
+    for (const auto& l : c.links_down) {
+      if (auto ok = set_up(sk->get(), l, false); !ok) return ok;
+    }
     for (const auto& n : c.neighbours) {
       if (auto ok = add_neighbour(sk->get(), n); !ok) return ok;
     }
@@ -368,6 +375,8 @@ Status NetlinkOps::remove_tree(const std::string& path) {
 Status NetlinkOps::start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
   return lab::start_routing(d, frr_conf);
 }
+
+std::string NetlinkOps::routing_problem(const RoutingDaemons& d) { return lab::routing_problem(d); }
 
 Status NetlinkOps::stop_routing(const std::vector<RoutingDaemons>& d) { return lab::stop_routing(d); }
 

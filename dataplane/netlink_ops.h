@@ -20,6 +20,7 @@ class NetlinkOps final : public NetworkOps {
   Status check_routing(bool pbrd) override;
   Status start_routing(const RoutingDaemons& daemons, const std::string& frr_conf) override;
   Status stop_routing(const std::vector<RoutingDaemons>& daemons) override;
+  std::string routing_problem(const RoutingDaemons& daemons) override;
   Result<std::string> vtysh(const std::string& netns, const std::string& command) override;
   Status vtysh_apply(const RoutingDaemons& daemons, const std::string& name, const std::string& lines) override;
   Result<int> start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) override;

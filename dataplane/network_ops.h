@@ -47,13 +47,14 @@ struct NeighbourConfig {
 };
 
 // Everything inside one namespace, applied in this order: sysctls, IOAM
-// namespaces, addresses, links up (with "lo"), permanent neighbours, source
-// rules, routes, nftables.
+// namespaces, addresses, links up (with "lo"), links down, permanent
+// neighbours, source rules, routes, nftables.
 struct NamespaceConfig {
   std::vector<Sysctl> sysctls;
   std::vector<std::uint16_t> ioam_namespaces;
   std::vector<AddressConfig> addresses;
   std::vector<std::string> links_up;
+  std::vector<std::string> links_down;
   std::vector<NeighbourConfig> neighbours;
   std::vector<SourceRule> rules;
   std::vector<Route> routes;
@@ -115,6 +116,8 @@ class NetworkOps {
   virtual Status check_routing(bool pbrd) = 0;
   virtual Status start_routing(const RoutingDaemons& daemons, const std::string& frr_conf) = 0;
   virtual Status stop_routing(const std::vector<RoutingDaemons>& daemons) = 0;
+  // Empty while the set's daemons run, else what is wrong (frr.h).
+  virtual std::string routing_problem(const RoutingDaemons& daemons) = 0;
   virtual Result<std::string> vtysh(const std::string& netns, const std::string& command) = 0;
   virtual Status vtysh_apply(const RoutingDaemons& daemons, const std::string& name, const std::string& lines) = 0;
   virtual Result<int> start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) = 0;

@@ -71,12 +71,11 @@ json config_db(const SwitchConfig& c) {
     db["INTERFACE"][p.sonic.name]["ipv6_use_link_local_only"] = "enable";
     if (!p.ipv4.empty()) db["INTERFACE"][fmt::format("{}|{}/{}", p.sonic.name, p.ipv4, p.ipv4_len)] = json::object();
     if (!p.ipv6.empty()) db["INTERFACE"][fmt::format("{}|{}/{}", p.sonic.name, p.ipv6, p.ipv6_len)] = json::object();
-    for (const auto& [peer, local] : {std::pair{p.peer_ipv4, p.ipv4}, std::pair{p.peer_ipv6, p.ipv6}}) {
-      if (peer.empty()) continue;
-      json& n = db["BGP_NEIGHBOR"][peer];
+    if (!p.peer_ipv6.empty()) {
+      json& n = db["BGP_NEIGHBOR"][p.peer_ipv6];
       n["asn"] = s(p.peer_asn);
       n["name"] = p.peer_device;
-      n["local_addr"] = local;
+      n["local_addr"] = p.ipv6;
       n["holdtime"] = s(c.bgp.hold_s);
       n["keepalive"] = s(c.bgp.keepalive_s);
       n["admin_status"] = "up";
@@ -120,6 +119,7 @@ nlohmann::ordered_json config_json(const SwitchConfig& c) {
   j["ru"] = opt(c.ru);
   j["spec_name"] = c.spec_name;
   j["tool_version"] = c.tool_version;
+  j["bring_up"] = c.bring_up;
   j["telemetry"] = {{"ioam_node_id", c.node_id}, {"int_switch_id", c.node_id}, {"ioam_namespace", c.ioam_namespace}};
   j["loopback"] = {{"ipv4", c.loopback4}, {"ipv6", c.loopback6}};
   j["mtu"] = c.mtu;
@@ -169,7 +169,9 @@ nlohmann::ordered_json config_json(const SwitchConfig& c) {
     port["peer"] = p.peer_device.empty() ? oj(nullptr) : oj(p.peer_device + ":" + p.peer_port);
     port["ipv4"] = p.ipv4.empty() ? oj(nullptr) : oj(fmt::format("{}/{}", p.ipv4, p.ipv4_len));
     port["ipv6"] = p.ipv6.empty() ? oj(nullptr) : oj(fmt::format("{}/{}", p.ipv6, p.ipv6_len));
+    port["planned_ipv4"] = p.planned_ipv4.empty() ? oj(nullptr) : oj(p.planned_ipv4);
     port["bgp"] = p.bgp;
+    port["learns_hosts"] = p.learns_hosts;
     j["ports"].push_back(std::move(port));
   }
   j["core_rules"] = oj::array();

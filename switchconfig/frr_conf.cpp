@@ -50,7 +50,10 @@ PbrMaps pbr_maps(const SwitchConfig& c) {
     int seq = 0;
     for (const CoreRuleConfig* r : by_in[in]) {
       for (const auto& p : r->prefixes) {
-        const std::string& via = p.family == 4 ? r->nexthop_ipv4 : r->nexthop_ipv6;
+        // Next hops are the planned far ends' /127s; the /31s are not
+        // configured (switch_config.h), so IPv4 rules have none yet.
+        if (p.family == 4) continue;
+        const std::string& via = r->nexthop_ipv6;
         if (via.empty()) continue;
         out.text += fmt::format(
             "! core-rules.csv row {}: in {} for pod {} -> out {}; when {} is down: {}\n"
@@ -74,6 +77,10 @@ std::string frr_conf(const SwitchConfig& c) {
                    c.tool_version, c.name);
   o += fmt::format("! Telemetry: IOAM node ID {} (INT switch ID {}), namespace {}; port IDs in sysctl.conf.\n",
                    c.node_id, c.node_id, c.ioam_namespace);
+  if (c.bring_up) {
+    o += "! Bring-up configuration (--bring-up): ports without a planned cable are lit and peer, so a\n"
+         "! cable plugged into the wrong port is heard. Load the production configuration after the check.\n";
+  }
   o += "frr version 8.4\nfrr defaults datacenter\n";
   o += fmt::format("hostname {}\n", c.name);
   o += "service integrated-vtysh-config\n!\n";
@@ -120,7 +127,7 @@ std::string frr_conf(const SwitchConfig& c) {
   for (const auto& p : c.ports) {
     if (!p.bgp) continue;
     o += fmt::format(" neighbor {} interface peer-group FABRIC\n", p.ifname);
-    o += fmt::format(" neighbor {} description {} AS {}\n", p.ifname, p.description, p.peer_asn);
+    if (p.cable >= 0) o += fmt::format(" neighbor {} description {} AS {}\n", p.ifname, p.description, p.peer_asn);
   }
   for (int family : {4, 6}) {
     const auto& networks = family == 4 ? c.bgp.networks4 : c.bgp.networks6;
@@ -134,6 +141,10 @@ std::string frr_conf(const SwitchConfig& c) {
   o += "exit\n!\n";
 
   if (!c.core_rules.empty()) {
+    if (!pbr.text.empty()) {
+      o += "! Core rules for the IPv6 host subnets of each pod: their next hops are the planned far\n"
+           "! ends' /127s. IPv4 rules need numbered /31s, which unnumbered peering leaves out.\n";
+    }
     o += pbr.text;
     for (const auto& r : c.core_rules) {
       if (r.active) continue;

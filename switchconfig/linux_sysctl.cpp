@@ -36,7 +36,7 @@ std::vector<KernelSetting> linux_sysctls(const SwitchConfig& c) {
     // outgoing interface, so each gets its blueprint port ID.
     set(fmt::format("net.ipv6.conf.{}.ioam6_enabled", p.ifname), "1");
     set(fmt::format("net.ipv6.conf.{}.ioam6_id", p.ifname), std::to_string(p.port_id));
-    if (p.role != PortRole::host || !c.has_gateway) continue;
+    if (!p.learns_hosts) continue;
     // Host-facing: every port answers for the rail's gateway address, so
     // duplicate detection would only delay it; hosts are learned from their
     // unsolicited NAs and gratuitous ARPs (hpnctl host announce), and kept

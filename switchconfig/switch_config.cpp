@@ -83,12 +83,13 @@ std::vector<Prefix4or6> cover(const Prefix& pool, int sub_length, std::uint64_t 
 
 }  // namespace
 
-Result<ConfigBuilder> ConfigBuilder::create(const Blueprint& bp) {
+Result<ConfigBuilder> ConfigBuilder::create(const Blueprint& bp, const ConfigOptions& options) {
   auto spec = load_spec(bp.spec_yaml, "the blueprint's spec");
   if (!spec) return Error{"the spec stored in the blueprint does not load:\n" + spec.error().message};
   const Spec& s = spec.value();
   ConfigBuilder b;
   b.bp_ = &bp;
+  b.options_ = options;
   b.mtu_ = s.switches.mtu;
   b.ioam_namespace_ = s.switches.ioam_namespace;
   b.keepalive_ = s.switches.bgp_keepalive_s;
@@ -167,6 +168,7 @@ SwitchConfig ConfigBuilder::build(int device) const {
   c.neighbour_reachable_s = reachable_;
   c.spec_name = bp.spec_name;
   c.tool_version = bp.tool_version;
+  c.bring_up = options_.bring_up;
   if (int l = loopback_[device]; l >= 0) {
     c.loopback4 = bp.interfaces[l].ipv4;
     c.loopback6 = bp.interfaces[l].ipv6;
@@ -220,6 +222,19 @@ SwitchConfig ConfigBuilder::build(int device) const {
       port.description = port.role == PortRole::spare      ? "spare"
                          : port.role == PortRole::external ? "uplink outside this plan"
                                                            : fmt::format("unused {} port", to_string(p.use));
+      if (options_.bring_up && port.role != PortRole::external) {
+        // Lit for the wiring check: whatever is plugged in here is heard.
+        port.admin_up = true;
+        port.bgp = true;
+        port.description += ", lit for the wiring check";
+        if (c.has_gateway) {
+          port.learns_hosts = true;
+          port.ipv4 = c.gateway.ipv4;
+          port.ipv4_len = c.gateway.ipv4.empty() ? 0 : 32;
+          port.ipv6 = c.gateway.ipv6;
+          port.ipv6_len = c.gateway.ipv6.empty() ? 0 : 128;
+        }
+      }
       c.ports.push_back(std::move(port));
       continue;
     }
@@ -235,6 +250,7 @@ SwitchConfig ConfigBuilder::build(int device) const {
                                    k.state == State::backup ? " (backup host)" : "");
     if (peer.role == Role::host) {
       port.role = PortRole::host;
+      port.learns_hosts = c.has_gateway;
       if (c.has_gateway) {
         port.ipv4 = c.gateway.ipv4;
         port.ipv4_len = c.gateway.ipv4.empty() ? 0 : 32;
@@ -249,11 +265,10 @@ SwitchConfig ConfigBuilder::build(int device) const {
       port.peer_asn = peer.asn;
       if (int l = link_of_cable_[cable]; l >= 0) {
         const LinkAddresses& a = bp.links[l];
-        port.ipv4 = end == 0 ? a.a_ipv4 : a.z_ipv4;
+        port.planned_ipv4 = fmt::format("{}/{}", end == 0 ? a.a_ipv4 : a.z_ipv4, a.ipv4_len);
         port.ipv6 = end == 0 ? a.a_ipv6 : a.z_ipv6;
         port.peer_ipv4 = end == 0 ? a.z_ipv4 : a.a_ipv4;
         port.peer_ipv6 = end == 0 ? a.z_ipv6 : a.a_ipv6;
-        port.ipv4_len = a.ipv4_len;
         port.ipv6_len = a.ipv6_len;
       }
     }

@@ -58,11 +58,17 @@ struct PortConfig {
   std::string peer_device, peer_port;
   std::int64_t peer_asn = kNone;    // the planned far end's AS (switch peers)
   bool bgp = false;                 // a BGP session runs on this port
-  // Addresses: a switch-to-switch port's /31 and /127; a host-facing port's
-  // gateway address as a /32 and /128 (each host port answers for the
-  // rail's gateway; hosts are reached by their /32 and /128 routes).
+  bool learns_hosts = false;        // answers for the gateway, its neighbours become host routes
+  // Addresses configured: a switch-to-switch port's /127; a host-facing
+  // port's gateway address as a /32 and /128 (each host port answers for
+  // the rail's gateway; hosts are reached by their /32 and /128 routes).
+  // A switch-to-switch port's planned /31 is kept in planned_ipv4 and not
+  // configured: FRR peers an `interface` neighbour over the other address
+  // of a /31 when there is one, and a miswired cable would then form no
+  // session; over IPv6 link-local it forms one whatever it joins.
   std::string ipv4, ipv6;
   int ipv4_len = 0, ipv6_len = 0;
+  std::string planned_ipv4;          // "172.16.0.0/31"
   std::string peer_ipv4, peer_ipv6;  // the planned far end's link address
 };
 
@@ -134,8 +140,16 @@ struct SwitchConfig {
   int neighbour_reachable_s = 0;
   std::vector<CoreRuleConfig> core_rules;  // cores; core-rules.csv order
   std::string spec_name, tool_version;
+  bool bring_up = false;  // ConfigOptions::bring_up
+};
 
-  bool is_tor_like() const { return has_gateway; }
+struct ConfigOptions {
+  // The configuration for the wiring check of a new build (hpnctl config
+  // --bring-up, and what the lab runs): ports the plan leaves without a
+  // cable are lit and peer like fabric ports, and on a ToR they also answer
+  // for the gateway and learn hosts, so a cable plugged into a spare port
+  // still carries traffic and probes name it. Without it they are shut.
+  bool bring_up = false;
 };
 
 // Indexes a blueprint once; build() then makes any switch's configuration
@@ -143,7 +157,7 @@ struct SwitchConfig {
 class ConfigBuilder {
  public:
   // Fails when the blueprint's spec does not load (the switches section).
-  static Result<ConfigBuilder> create(const Blueprint& bp);
+  static Result<ConfigBuilder> create(const Blueprint& bp, const ConfigOptions& options = {});
 
   // Every switch of the plan, blueprint order: ToRs, aggregation and core
   // switches and front-end leaves (hosts have no switch configuration).
@@ -155,6 +169,7 @@ class ConfigBuilder {
  private:
   ConfigBuilder() = default;
   const Blueprint* bp_ = nullptr;
+  ConfigOptions options_;
   std::vector<int> switches_;
   std::vector<std::vector<std::pair<int, int>>> cables_at_;  // device -> (cable, end)
   std::vector<int> link_of_cable_;                           // cable -> Blueprint::links index

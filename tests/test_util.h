@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -91,6 +92,27 @@ inline RunResult run_hpnctl(const std::string& args, const fs::path& cwd) {
   r.out = read_file(capture / "out");
   r.err = read_file(capture / "err");
   return r;
+}
+
+// Runs a shell command; its exit code and stdout (redirect stderr in the
+// command to see it).
+inline RunResult run_command(const std::string& command) {
+  TempDir capture;
+  int status = std::system((command + " >'" + (capture / "out").string() + "'").c_str());
+  RunResult r;
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = read_file(capture / "out");
+  return r;
+}
+
+// Every CTest test is one test case in its own process (catch_discover_tests),
+// and CTest counts this exit code as "skipped" (SKIP_RETURN_CODE in
+// tests/CMakeLists.txt): a test that cannot run here says why and is
+// reported as not run, never as passed.
+inline constexpr int kSkipExitCode = 77;
+[[noreturn]] inline void skip(const std::string& reason) {
+  std::cout << "SKIPPED: " << reason << std::endl;
+  std::_Exit(kSkipExitCode);
 }
 
 // The lab pod (examples/lab-pod.yaml) with `segments` segments, the

@@ -26,7 +26,6 @@ class SessionReader {
     if (!j.is_object()) return fail("", "expected an object");
     text(j, "bgpState", s.state, true);
     text(j, "bgpNeighborAddr", s.peer_address, false);
-    if (s.peer_address == "none") s.peer_address.clear();
     // A numbered session's key is its peer's address.
     if (!j.contains("bgpNeighborAddr") && key.find_first_of(".:") != std::string::npos) s.peer_address = key;
     text(j, "hostLocal", s.local_address, false);
@@ -34,6 +33,10 @@ class SessionReader {
     text(j, "hostname", s.hostname, false);
     text(j, "remoteRouterId", s.remote_router_id, false);
     text(j, "lastResetDueTo", s.last_reset, false);
+    // FRR's words for "not known".
+    for (std::string* v : {&s.peer_address, &s.local_address, &s.foreign_address}) {
+      if (*v == "none" || *v == "Unknown") v->clear();
+    }
     number(j, "remoteAs", s.remote_as);
     if (auto it = j.find("messageStats"); it != j.end()) {
       if (!it->is_object()) return fail("/messageStats", "expected an object");

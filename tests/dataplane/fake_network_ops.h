@@ -60,6 +60,7 @@ class FakeNetworkOps final : public NetworkOps {
     routing_started.push_back(d.netns);
     return {};
   }
+  std::string routing_problem(const RoutingDaemons&) override { return ""; }
   Status stop_routing(const std::vector<RoutingDaemons>& sets) override {
     stopped_routers += static_cast<int>(sets.size());
     return {};

@@ -49,8 +49,10 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
   REQUIRE(ops.agents.size() == 1);
   CHECK(ops.agents[0].size() == 8);
   CHECK(ops.agents[0][0].netns == "hpn-abcd-tor-p0-s00-r1a");
+  // The lab runs the bring-up configuration: spare ports learn hosts too.
   CHECK(ops.agents[0][0].ports == std::vector<std::string>{"etp1a", "etp1b", "etp2a", "etp2b", "etp3a", "etp3b",
-                                                            "etp4a", "etp4b"});
+                                                            "etp4a", "etp4b", "etp9", "etp10", "etp11", "etp12",
+                                                            "etp13", "etp14", "etp15", "etp16"});
   CHECK(ops.agents[0][0].pools == std::vector<std::string>{"10.0.0.0/12", "fd48:504e::/40"});
   CHECK(ops.announced.size() == 64);
   CHECK(ops.vtysh_applied.empty());

@@ -142,7 +142,11 @@ class LldpDaemons {
         ifaces += (ifaces.empty() ? "" : ",") + p["ifname"].get<std::string>();
       }
       const std::string conf = (dir / "lldpd" / (daemon.device + ".conf")).string();
-      hpn::test::write_file(conf, "configure system hostname " + daemon.device + "\nconfigure lldp tx-interval 1\n");
+      // The chassis ID a switch sends is its own (its base MAC); the lab's
+      // ToR ports all carry the pair's gateway MAC, from which lldpd would
+      // otherwise take one chassis ID for every ToR.
+      hpn::test::write_file(conf, "configure system hostname " + daemon.device + "\nconfigure system chassisid " +
+                                      daemon.device + "\nconfigure lldp tx-interval 1\n");
       daemon.pid = spawn({"ip", "netns", "exec", daemon.netns, "lldpd", "-d", "-M4", "-u", daemon.socket, "-I",
                           ifaces.empty() ? "none" : ifaces, "-O", conf},
                          daemon.log);
@@ -266,6 +270,7 @@ Outcome run(LldpLab& lab, int expect_exit, const std::set<std::string>& deaf = {
   Outcome o;
   auto lldp = lab.hpnctl("verify --blueprint plan --format json --lldp" + files);
   INFO(lldp.err);
+  INFO(lldp.out);
   if (lldp_exit >= 0) REQUIRE(lldp.exit_code == lldp_exit);
   o.lldp = json::parse(lldp.out);
   auto probes = lab.hpnctl("verify --lab --blueprint plan --wiring wiring.csv --format json");
