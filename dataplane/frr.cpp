@@ -31,6 +31,31 @@ std::vector<std::string> RoutingDaemons::names() const {
   return out;
 }
 
+namespace {
+
+// The frr user, looked up once: getpwnam() returns static storage, and the
+// lab starts switches from several threads at once.
+struct FrrUser {
+  bool found = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+const FrrUser& frr_user() {
+  static const FrrUser user = [] {
+    FrrUser u;
+    passwd entry{};
+    passwd* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (getpwnam_r("frr", &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
+      u = {true, entry.pw_uid, entry.pw_gid};
+    }
+    return u;
+  }();
+  return user;
+}
+
+}  // namespace
+
 Status check_frr(bool pbrd) {
   std::vector<std::string> needed{std::string(kFrrDaemonDir) + "/zebra", std::string(kFrrDaemonDir) + "/bgpd",
                                   kVtysh};
@@ -41,9 +66,7 @@ Status check_frr(bool pbrd) {
                                "package (tools/deps.sh does)", path, kFrrPackage)};
     }
   }
-  if (getpwnam("frr") == nullptr) {
-    return Error{fmt::format("no user 'frr': reinstall Debian's '{}' package", kFrrPackage)};
-  }
+  if (!frr_user().found) return Error{fmt::format("no user 'frr': reinstall Debian's '{}' package", kFrrPackage)};
   return {};
 }
 
@@ -132,9 +155,9 @@ Result<ProcessResult> spawn(const Spawn& s, std::chrono::milliseconds timeout) {
 }
 
 Status owned_by_frr(const std::string& path, mode_t mode) {
-  const passwd* frr = getpwnam("frr");
-  if (frr == nullptr) return Error{fmt::format("no user 'frr': install Debian's '{}' package", kFrrPackage)};
-  if (chown(path.c_str(), frr->pw_uid, frr->pw_gid) != 0 || chmod(path.c_str(), mode) != 0) {
+  const FrrUser& frr = frr_user();
+  if (!frr.found) return Error{fmt::format("no user 'frr': install Debian's '{}' package", kFrrPackage)};
+  if (chown(path.c_str(), frr.uid, frr.gid) != 0 || chmod(path.c_str(), mode) != 0) {
     return Error{fmt::format("{}: {}", path, std::strerror(errno))};
   }
   return {};

@@ -466,6 +466,7 @@ Result<std::vector<RuleState>> NetlinkOps::rules(const std::string& netns) {
       Cache rule_cache(rules);
       for (nl_object* o = nl_cache_get_first(rules); o != nullptr; o = nl_cache_get_next(o)) {
         auto* r = reinterpret_cast<rtnl_rule*>(o);
+        if (rtnl_rule_get_family(r) != family) continue;  // the cache holds both families
         RuleState s;
         s.family = family == AF_INET ? 4 : 6;
         if (const char* iif = rtnl_rule_get_iif(r)) s.iif = iif;

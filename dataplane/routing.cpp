@@ -119,7 +119,9 @@ std::vector<NodeRoutes> compute_routes(const Blueprint& bp, const LabTopology& t
     if (!carries_routing(link.fault)) continue;
     for (auto [host, sw] : {std::pair{&link.a, &link.z}, std::pair{&link.z, &link.a}}) {
       const int h = t.node_of(host->device), s = t.node_of(sw->device);
-      if (solver.role(h) != Role::host || !is_switch(solver.role(s))) continue;
+      // ToRs (and front-end leaves) answer for the gateway and learn their
+      // hosts; aggregation and core switches do not.
+      if (solver.role(h) != Role::host || (solver.role(s) != Role::tor && solver.role(s) != Role::frontend)) continue;
       if (const Interface* bond = bond_of(bp, host->device, host->nic)) {
         prefixes[{bond->ipv6, 128}].at[s].push_back({sw->ifname, host->link_local});
       }
@@ -129,9 +131,6 @@ std::vector<NodeRoutes> compute_routes(const Blueprint& bp, const LabTopology& t
     const int node = t.node_of(i.device);
     if (node < 0 || i.purpose != "loopback" || i.ipv6.empty() || !is_switch(solver.role(node))) continue;
     prefixes[{i.ipv6, i.ipv6_len}].at[node];
-  }
-  for (size_t node = 0; node < t.nodes.size(); ++node) {
-    if (solver.role(static_cast<int>(node)) == Role::core) prefixes[{"::", 0}].at[static_cast<int>(node)];
   }
 
   std::vector<NodeRoutes> out(t.nodes.size());

@@ -1,15 +1,19 @@
-// The routes the fabric's routing converges to on the lab's *actual* wiring,
-// so a miswired lab forwards as the miswired fabric would.
+// The routes the fabric's routing converges to on the lab's *actual* wiring:
+// the forwarding model of what FRR, running the switch configurations
+// (switchconfig/), converges to in the lab. The lab itself is routed by
+// FRR; this model is what tests hold FRR's routes against, and what
+// benchmarks and the pure tests forward by.
 //
 // The model is HPN's (and RFC 7938's) eBGP fabric with unnumbered sessions:
 //  - every cable between two switches of different AS numbers carries a BGP
 //    session over the link-local addresses, whichever ports it joins. A
 //    miswired cable therefore still forms a session (as unnumbered BGP does),
 //    and traffic crosses it, which is what per-hop telemetry must reveal;
-//  - a switch learns the hosts cabled to it by neighbour discovery and
-//    announces each host's bond address as a /128; switches announce their
-//    loopback; core switches announce a default route, standing in for the
-//    rest of the data centre (so aggregation switches route upward too);
+//  - a ToR learns the hosts cabled to it by neighbour discovery and
+//    announces each host's bond address as a /128 (switchconfig's host
+//    routes); switches announce their loopback; nobody announces a subnet
+//    or a default, so a host whose cable to one ToR is down is reached
+//    through the other plane alone;
 //  - best path = shortest AS path, ECMP over every equal one (multipath
 //    relax); a path with the receiver's own AS number is refused. With the
 //    blueprint's numbering (one AS per plane's aggregation switches, one for

@@ -34,6 +34,16 @@ struct Lab {
     return Lab(w.value());
   }
 
+  // A switch's IPv6 loopback.
+  std::string loopback(const std::string& device) const {
+    const int d = test::device_index(bp, device);
+    for (const auto& i : bp.interfaces) {
+      if (i.device == d && i.purpose == "loopback") return i.ipv6;
+    }
+    FAIL("no loopback for " << device);
+    return "";
+  }
+
   const NodeRoutes& at(const std::string& device) const {
     return routes.at(topology.node_of(test::device_index(bp, device)));
   }
@@ -80,15 +90,15 @@ TEST_CASE("dataplane/routing: planned wiring converges to HPN's routes", "[datap
   // Plane 2 never crosses to plane 1.
   CHECK(lab.via("tor-p0-s00-r1b", far) ==
         Set{"agg-p0-2-00:etp1", "agg-p0-2-01:etp1", "agg-p0-2-02:etp1", "agg-p0-2-03:etp1"});
-  CHECK(lab.via("tor-p0-s00-r1a", "::", 0) == lab.via("tor-p0-s00-r1a", far));
+  CHECK(lab.via("tor-p0-s00-r1a", "::", 0).empty());  // no default: the fabric routes hosts and loopbacks only
   // Aggregation: one path down, to the ToR that has the host; up to the core.
   CHECK(lab.via("agg-p0-1-00", far) == Set{"tor-p0-s01-r1a:etp5"});
   CHECK(lab.via("agg-p0-1-02", h000) == Set{"tor-p0-s00-r1a:etp7"});
-  CHECK(lab.via("agg-p0-1-00", "::", 0) == Set{"core-1-00:etp1", "core-1-01:etp1"});
+  // Up to the core for the loopbacks beyond it.
+  CHECK(lab.via("agg-p0-1-00", lab.loopback("core-1-01"), 128) == Set{"core-1-01:etp1"});
   // Core: down over every aggregation switch of the plane.
   CHECK(lab.via("core-1-00", far) ==
         Set{"agg-p0-1-00:etp7", "agg-p0-1-01:etp7", "agg-p0-1-02:etp7", "agg-p0-1-03:etp7"});
-  CHECK(lab.via("core-1-00", "::", 0).empty());  // it originates the default
 
   // Hosts: a table per NIC over both ToRs of its pair, picked by source.
   const auto& host = lab.at("host-p0-s00-h000");
@@ -110,9 +120,10 @@ TEST_CASE("dataplane/routing: a swapped pair of ToR uplinks is routed as wired",
   CHECK(lab.via("agg-p0-1-00", h000) == Set{"tor-p0-s00-r1a:etp6"});
   CHECK(lab.via("agg-p0-1-01", h000) == Set{"tor-p0-s00-r1a:etp5"});
   const auto& tor = lab.at("tor-p0-s00-r1a");
+  const std::string far = bond_address(lab.bp, "host-p0-s01-h002", 1);
   bool checked = false;
   for (const auto& r : tor.routes) {
-    if (r.prefix != "::") continue;
+    if (r.prefix != far) continue;
     for (const auto& hop : r.nexthops) {
       if (hop.ifname == "etp5") CHECK(hop.gateway == port_link_local(4097, 16));  // agg-p0-1-01:etp1
       if (hop.ifname == "etp6") CHECK(hop.gateway == port_link_local(4096, 16));  // agg-p0-1-00:etp1

@@ -62,9 +62,11 @@ struct RunningLab {
   LabState state;
   std::string state_path = (dir / "lab.json").string();
 
-  explicit RunningLab(const Wiring& wiring) {
+  const Blueprint* bp = nullptr;
+
+  explicit RunningLab(const Wiring& wiring, const Blueprint& blueprint = lab_pod()) : bp(&blueprint) {
     LabUpRequest r;
-    r.blueprint = &lab_pod();
+    r.blueprint = &blueprint;
     r.blueprint_path = "examples/lab-pod.yaml";
     r.wiring = wiring;
     r.state_path = state_path;

@@ -1,0 +1,257 @@
+// The lab routed by FRR (root): the routes bgpd converges to are the
+// forwarding model's, every planned session is up to the wired peer, a host
+// cable that fails withdraws the host from that ToR alone (HPN's
+// non-stacked dual-ToR, seen in IOAM traces), and across pods the cores
+// forward by core-rules.csv.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <thread>
+
+#include "planner/plan_fixture.h"
+#include "running_lab.h"
+
+using namespace hpn;
+using namespace hpn::lab;
+using namespace hpn::test;
+
+namespace {
+
+constexpr int kProtoBgp = 186, kProtoHostRoute = 80;
+
+bool is_switch(const std::string& role) { return role == "tor" || role == "agg" || role == "core"; }
+
+// prefix -> the far ends ("device:port") of its next hops, from the kernel.
+std::map<std::string, std::set<std::string>> kernel_routes(RunningLab& lab, const StateDevice& d,
+                                                           std::map<std::string, int>* protocols = nullptr) {
+  auto routes = lab.ops.routes(d.netns);
+  REQUIRE(routes);
+  std::map<std::string, std::string> far_of;  // ifname -> device:port
+  for (const auto& p : d.ports) far_of[p.ifname] = p.peer_device + ":" + p.peer_port;
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& r : *routes) {
+    if (r.family != 6 || r.table != kMainTable || r.protocol == 2 || r.prefix.starts_with("fe80") ||
+        r.prefix.starts_with("ff00") || r.prefix.starts_with("::/0")) {
+      continue;  // the kernel's own connected, link-local and multicast routes
+    }
+    for (const auto& ifname : r.nexthop_ifnames) out[r.prefix].insert(far_of[ifname]);
+    if (protocols) (*protocols)[r.prefix] = r.protocol;
+  }
+  return out;
+}
+
+// The same from the forwarding model (dataplane/routing.h).
+std::map<std::string, std::set<std::string>> model_routes(const Blueprint& bp, const LabTopology& t,
+                                                          const std::vector<NodeRoutes>& routes, int node) {
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& r : routes[node].routes) {
+    if (r.table != kMainTable || r.prefix_len == 0) continue;
+    for (const auto& hop : r.nexthops) {
+      for (const auto& link : t.links) {
+        for (auto [mine, far] : {std::pair{&link.a, &link.z}, std::pair{&link.z, &link.a}}) {
+          if (t.node_of(mine->device) == node && mine->ifname == hop.ifname) {
+            out[fmt::format("{}/{}", r.prefix, r.prefix_len)].insert(bp.devices[far->device].name + ":" + far->port);
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("dataplane/lab (root): BGP converges to the forwarding model, every session up to its wired peer",
+          "[dataplane][lab][root][frr]") {
+  if (!lab_possible()) return;
+  const Wiring wiring = planned_wiring(lab_pod());
+  RunningLab lab(wiring);
+  auto topology = build_topology(lab_pod(), wiring, lab.state.id);
+  REQUIRE(topology);
+  const auto model = compute_routes(lab_pod(), *topology);
+  auto status = lab_status(lab.state_path, lab.ops);
+  REQUIRE(status);
+  REQUIRE(status->has_value());
+  size_t switches = 0, sessions = 0;
+  for (const auto& d : (*status)->devices) {
+    if (!is_switch(d.recorded.role)) continue;
+    ++switches;
+    INFO(d.recorded.name);
+    std::map<std::string, int> protocols;
+    const auto kernel = kernel_routes(lab, d.recorded, &protocols);
+    const auto expected = model_routes(lab_pod(), *topology, model, topology->node_of(device_index(lab_pod(), d.recorded.name)));
+    CHECK(kernel == expected);
+    // Nothing hpnctl installed: bgpd's routes, and a ToR's own hosts from
+    // its neighbour table (the host-route agent, protocol 80).
+    for (const auto& [prefix, protocol] : protocols) {
+      INFO(prefix);
+      if (d.recorded.role == "tor" && protocol == kProtoHostRoute) continue;
+      CHECK(protocol == kProtoBgp);
+    }
+    // Every cabled port runs a session, Established, to the device it is
+    // wired to, which names itself so and has sent routes.
+    std::set<std::string> cabled;
+    for (const auto& p : d.recorded.ports) {
+      if (is_switch(std::string(to_string(lab_pod().devices[device_index(lab_pod(), p.peer_device)].role)))) {
+        cabled.insert(p.port);
+      }
+    }
+    std::set<std::string> up;
+    for (const auto& s : d.sessions) {
+      if (!s.bgp.established()) continue;
+      up.insert(s.port);
+      CHECK(s.bgp.hostname == s.peer_device);
+      CHECK(s.bgp.prefixes_received > 0);
+      CHECK(s.bgp.remote_as == lab_pod().devices[device_index(lab_pod(), s.peer_device)].asn);
+      ++sessions;
+    }
+    CHECK(up == cabled);
+  }
+  CHECK(switches == 20);
+  CHECK(sessions == 2 * (32 + 16));  // both ends of every ToR-aggregation and aggregation-core cable
+}
+
+TEST_CASE("dataplane/lab (root): a host cable that fails withdraws the host from that ToR, and traffic arrives "
+          "through the other plane's ToR alone",
+          "[dataplane][lab][root][frr]") {
+  if (!lab_possible()) return;
+  const std::string csv = cabling_csv(lab_pod());
+  auto wiring = parse_wiring(csv, "planned.csv", lab_pod());
+  REQUIRE(wiring);
+  RunningLab lab(wiring.value());
+  const auto wires = wires_of(csv);
+  const std::string h000 = "host-p0-s00-h000", sender = "host-p0-s01-h001";
+  const std::string target = bond_address(lab_pod(), h000, 1);
+  // Which ToR delivered each probe to h000: the last hop of its trace.
+  auto arrivals = [&] {
+    std::map<std::string, int> by_tor;
+    for (const char* port : {"nic1p1", "nic1p2"}) {
+      Receiver rx(lab.netns(h000));
+      const auto sports = ports_from(port[5] == '1' ? 41000 : 42000, 16);
+      send_probes(lab.netns(sender), bond_address(lab_pod(), sender, 1), target, sports, lab.state.ioam_namespace,
+                  port);
+      for (const auto& p : rx.collect(sports.size(), std::chrono::milliseconds(800))) {
+        std::vector<std::string> path;
+        const auto hops = hops_of(p);
+        CHECK(check_path(lab_pod(), wires, sender, h000, p.ifname, hops, path) == "");
+        if (!path.empty()) by_tor[path.back() + " to " + p.ifname]++;
+      }
+    }
+    return by_tor;
+  };
+  // Before: over both planes, each ToR to its own port of NIC 1.
+  CHECK(arrivals() == std::map<std::string, int>{{"tor-p0-s00-r1a to nic1p1", 16}, {"tor-p0-s00-r1b to nic1p2", 16}});
+  auto route_to_host = [&](const std::string& tor) {
+    auto routes = lab.ops.routes(lab.netns(tor));
+    REQUIRE(routes);
+    return std::any_of(routes->begin(), routes->end(), [&](const RouteState& r) { return r.prefix == target + "/128"; });
+  };
+  CHECK(route_to_host("tor-p0-s00-r1a"));
+  CHECK(route_to_host("agg-p0-1-00"));
+
+  // The plane-1 cable goes dark: the host's end loses its link.
+  NamespaceConfig dark;
+  dark.links_down = {"nic1p1"};
+  REQUIRE(lab.ops.configure(lab.netns(h000), dark));
+  // The ToR drops the host, BGP withdraws it through plane 1 (well within
+  // the hold time: the withdrawal is an update, not a timeout).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (route_to_host("agg-p0-1-00") && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  CHECK_FALSE(route_to_host("tor-p0-s00-r1a"));
+  CHECK_FALSE(route_to_host("agg-p0-1-00"));
+  CHECK_FALSE(route_to_host("tor-p0-s01-r1a"));
+  CHECK(route_to_host("tor-p0-s00-r1b"));
+  // After: only the plane-2 ToR delivers; plane-1 probes find no route.
+  CHECK(arrivals() == std::map<std::string, int>{{"tor-p0-s00-r1b to nic1p2", 16}});
+}
+
+TEST_CASE("dataplane/lab (root): a cable down in the wiring leaves its ToR without the host",
+          "[dataplane][lab][root][frr]") {
+  if (!lab_possible()) return;
+  std::string csv;
+  {
+    std::istringstream in(cabling_csv(lab_pod()));
+    std::string line;
+    for (bool header = true; std::getline(in, line); header = false) {
+      csv += line + (header ? ",fault" : line.find(",host-p0-s00-h003,nic2p2,") != std::string::npos ? ",down" : ",") + "\n";
+    }
+  }
+  auto wiring = parse_wiring(csv, "down.csv", lab_pod());
+  REQUIRE(wiring);
+  RunningLab lab(wiring.value());
+  const std::string target = bond_address(lab_pod(), "host-p0-s00-h003", 2) + "/128";
+  auto has = [&](const std::string& device) {
+    auto routes = lab.ops.routes(lab.netns(device));
+    REQUIRE(routes);
+    return std::any_of(routes->begin(), routes->end(), [&](const RouteState& r) { return r.prefix == target; });
+  };
+  CHECK_FALSE(has("tor-p0-s00-r2b"));
+  CHECK_FALSE(has("agg-p0-2-00"));
+  CHECK(has("tor-p0-s00-r2a"));
+  CHECK(has("agg-p0-1-03"));
+}
+
+TEST_CASE("dataplane/lab (root): two pods joined by the core: each cross-pod hop through a core follows "
+          "its core-rules.csv row",
+          "[dataplane][lab][root][frr]") {
+  if (!lab_possible()) return;
+  static const Plan plan = plan_of_file("examples/lab-2pod.yaml");
+  const Blueprint& bp = plan.blueprint;
+  const std::string csv = cabling_csv(bp);
+  auto wiring = parse_wiring(csv, "planned.csv", bp);
+  REQUIRE(wiring);
+  RunningLab lab(wiring.value(), bp);
+  const auto wires = wires_of(csv);
+  // core-rules.csv, by (core, in-port, destination pod).
+  std::map<std::tuple<std::string, std::string, int>, std::string> rule;
+  for (const auto& r : bp.core_rules) rule[{bp.devices[r.core].name, r.in_port, r.dst_pod}] = r.out_port;
+  REQUIRE(rule.size() == bp.core_rules.size());
+  // pbrd installed its rules: one kernel rule per in-port and pod prefix.
+  auto rules = lab.ops.rules(lab.netns("core-1-00"));
+  REQUIRE(rules);
+  CHECK(std::count_if(rules->begin(), rules->end(), [](const RuleState& r) { return !r.iif.empty(); }) == 8 * 2);
+
+  std::set<std::pair<std::string, std::string>> pairs;  // (core, in-port) exercised
+  int crossings = 0;
+  for (auto [src, dst] : {std::pair{"host-p0-s00-h000", "host-p1-s01-h002"}, std::pair{"host-p1-s00-h001", "host-p0-s01-h003"},
+                          std::pair{"host-p0-s01-h004", "host-p1-s00-h005"}, std::pair{"host-p1-s01-h000", "host-p0-s00-h001"}}) {
+    for (const char* port : {"nic1p1", "nic1p2"}) {
+      Receiver rx(lab.netns(dst));
+      const auto sports = ports_from(43000, 24);
+      send_probes(lab.netns(src), bond_address(bp, src, 1), bond_address(bp, dst, 1), sports, lab.state.ioam_namespace,
+                  port);
+      const auto got = rx.collect(sports.size());
+      INFO(src << " -> " << dst << " from " << port);
+      CHECK(got.size() == sports.size());
+      for (const auto& p : got) {
+        const auto hops = hops_of(p);
+        std::vector<std::string> path;
+        CHECK(check_path(bp, wires, src, dst, p.ifname, hops, path) == "");
+        REQUIRE(path.size() == 5);  // ToR, aggregation, core, aggregation, ToR
+        const int core = device_index(bp, path[2]);
+        const auto& panel = bp.panels[bp.devices[core].panel];
+        auto name_of = [&](int id) {
+          for (const auto& q : panel.ports) {
+            if (q.port_id == id) return q.name;
+          }
+          return std::string("?");
+        };
+        REQUIRE(hops[2].ingress_if);
+        REQUIRE(hops[2].egress_if);
+        const std::string in = name_of(hops[2].ingress_if->value), out = name_of(hops[2].egress_if->value);
+        const int pod = bp.devices[device_index(bp, dst)].pod;
+        INFO(path[2] << " in " << in << " for pod " << pod);
+        REQUIRE(rule.count({path[2], in, pod}));
+        CHECK(out == rule.at({path[2], in, pod}));
+        pairs.insert({path[2], in});
+        ++crossings;
+      }
+    }
+  }
+  CHECK(crossings == 4 * 2 * 24);
+  // Source ports spread the probes over many cores and in-ports.
+  CHECK(pairs.size() >= 8);
+}
