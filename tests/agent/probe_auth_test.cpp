@@ -185,7 +185,7 @@ TEST_CASE("agent/auth: another key's seal, another run, a replay and a short dat
   CHECK(listener->counts().accepted + listener->counts().rejected() > 0);
 }
 
-TEST_CASE("agent/auth: a source past its rate is refused until its bucket refills; forgeries never drain it",
+TEST_CASE("agent/auth: a source past its rate is refused until its bucket refills, forgeries never drain it",
           "[agent][auth]") {
   auto sender = guard(kRun);
   auto listener = guard(kRun, key_of(7), 100, 10);  // 100/s, bursts of 10

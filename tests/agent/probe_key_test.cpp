@@ -28,7 +28,7 @@ fs::path key_file(const hpn::test::TempDir& dir, const std::string& text, mode_t
 
 }  // namespace
 
-TEST_CASE("agent/key: hex text of 16 to 64 bytes is a key; anything else is refused without quoting it",
+TEST_CASE("agent/key: hex text of 16 to 64 bytes is a key, anything else is refused without quoting it",
           "[agent][key]") {
   auto key = parse_probe_key("  " + kHex + "\n", "test");
   REQUIRE(key);
@@ -81,7 +81,7 @@ TEST_CASE("agent/key: a key file must be a regular file no one else can read or 
   }
 }
 
-TEST_CASE("agent/key: the environment's key is taken and scrubbed; two sources or none are refused",
+TEST_CASE("agent/key: the environment's key is taken and scrubbed, two sources or none are refused",
           "[agent][key]") {
   hpn::test::TempDir dir;
   REQUIRE(setenv(kProbeKeyVariable, kHex.c_str(), 1) == 0);

@@ -133,7 +133,7 @@ bool has_local(const json& link, const std::string& local, int len) {
 
 }  // namespace
 
-TEST_CASE("host apply --no-bond: addresses, MTU, MAC, rules, multipath routes and sysctls read back; a second run changes nothing", "[host][netns]") {
+TEST_CASE("host apply --no-bond: addresses, MTU, MAC, rules, multipath routes and sysctls read back, a second run changes nothing", "[host][netns]") {
   NEED_ROOT();
   HostLab lab;
   REQUIRE(lab.ok);

@@ -272,3 +272,76 @@ TEST_CASE("verify/lab: the learned disjoint source ports take disjoint paths thr
   }
   CHECK(checked > 0);
 }
+
+TEST_CASE("verify/lab: a ToR uplink broken one way forms no session, carries no probe, and is unidirectional") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("tor-p0-s01-r1b", "etp7");
+  a["fault"] = "drop-z-a";  // the aggregation switch's end sends nothing
+  auto report = lab.run(1);
+  check_one(report, "unidirectional", {a["cable_id"]});
+  const auto& f = report["findings"][0];
+  CHECK(f["observed"] == "tor-p0-s01-r1b:etp7 -> " + a["z_device"] + ":" + a["z_port"] + " only");
+  CHECK(f["message"].get<std::string>().find("so their BGP session cannot form") != std::string::npos);
+}
+
+TEST_CASE("verify/lab: bgpd's own dumps, alone, name an uplink swap and a one-way break as verify --lab does") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("tor-p0-s00-r2a", "etp5");
+  auto& b = lab.sheet().row("tor-p0-s00-r2a", "etp6");
+  std::swap(a["z_device"], b["z_device"]);
+  std::swap(a["z_port"], b["z_port"]);
+  auto& c = lab.sheet().row("agg-p0-2-03", "etp7");  // an aggregation-core cable: no probe crosses it in one pod
+  c["fault"] = "drop-a-z";
+  hpn::test::write_file(lab.dir() / "wiring.csv", lab.sheet().text());
+  const auto dumps = lab.dir() / "dumps";
+  std::filesystem::create_directories(dumps);
+  {
+    auto up = lab.hpnctl("lab up --blueprint plan --wiring wiring.csv");
+    INFO(up.err);
+    REQUIRE(up.exit_code == 0);
+    struct Down {
+      const LabVerify& lab;
+      ~Down() { lab.hpnctl("lab down"); }
+    } down{lab};
+    auto status = nlohmann::json::parse(lab.hpnctl("lab status --format json").out);
+    for (const auto& d : status["devices"]) {
+      if (d["role"] == "host") continue;
+      const std::string ns = d["netns"], name = d["name"];
+      // What an operator collects from each switch.
+      REQUIRE(std::system(("ip netns exec " + ns + " vtysh -N " + ns + " -c 'show bgp neighbors json' >'" +
+                           (dumps / (name + ".json")).string() + "' 2>/dev/null").c_str()) == 0);
+    }
+  }
+  std::string files;
+  for (const auto& e : std::filesystem::directory_iterator(dumps)) files += " '" + e.path().string() + "'";
+  auto r = lab.hpnctl("verify --blueprint plan --format json --bgp" + files);
+  INFO(r.err);
+  REQUIRE(r.exit_code == 1);
+  auto report = nlohmann::json::parse(r.out);
+  INFO(report.dump(2));
+  std::multiset<std::string> got;
+  for (const auto& f : report["findings"]) {
+    std::string line = f["kind"];
+    std::vector<std::string> cables(f["cables"].begin(), f["cables"].end());
+    std::sort(cables.begin(), cables.end());
+    for (const auto& id : cables) line += " " + id;
+    got.insert(line);
+  }
+  std::vector<std::string> swapped{a["cable_id"], b["cable_id"]};
+  std::sort(swapped.begin(), swapped.end());
+  CHECK(got == std::multiset<std::string>{"swapped " + swapped[0] + " " + swapped[1], "unidirectional " + c["cable_id"]});
+  CHECK(report["summary"]["cables_in_scope"] == 48);  // every switch-to-switch cable; BGP does not see host cables
+  // The probes agree on the same wiring.
+  auto probes = lab.run(1);
+  std::multiset<std::string> by_probes;
+  for (const auto& f : probes["findings"]) {
+    std::string line = f["kind"];
+    std::vector<std::string> cables(f["cables"].begin(), f["cables"].end());
+    std::sort(cables.begin(), cables.end());
+    for (const auto& id : cables) line += " " + id;
+    by_probes.insert(line);
+  }
+  CHECK(by_probes == got);
+}

@@ -1,0 +1,233 @@
+// BGP sessions as evidence: FRR's `show bgp neighbors json` read, matched to
+// the cables of the lab pod, and judged by the same diff as probes. The
+// dumps here are written in FRR 8.4's shape (field names as bgpd prints
+// them; tests/dataplane/lab_routing_test.cpp and tests/verify_lab read
+// real ones from the lab's bgpd).
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include "blueprint/mac.h"
+#include "lab_fixture.h"
+#include "validator/bgp.h"
+
+using namespace hpn;
+using hpn::test::LabFixture;
+using nlohmann::json;
+using validator::BgpDump;
+using validator::BgpSession;
+
+namespace {
+
+struct Port {
+  std::string device, port;
+};
+
+// The lab's link-local address of a port (blueprint/mac.h).
+std::string ll(const LabFixture& lab, const Port& p) {
+  const int d = lab.fabric->device_by_name(p.device);
+  REQUIRE(d >= 0);
+  const int at = lab.fabric->port_by_name(d, p.port);
+  REQUIRE(at >= 0);
+  return port_link_local(lab.plan.blueprint.devices[d].node_id, lab.fabric->port({d, at}).port_id);
+}
+
+std::int64_t asn(const LabFixture& lab, const std::string& device) {
+  return lab.plan.blueprint.devices[lab.fabric->device_by_name(device)].asn;
+}
+
+// One session in bgpd's words.
+json established(const LabFixture& lab, const Port& here, const Port& peer) {
+  return {{"bgpNeighborAddr", ll(lab, peer)}, {"remoteAs", asn(lab, peer.device)}, {"hostname", peer.device},
+          {"remoteRouterId", "10.255.0.5"}, {"bgpState", "Established"}, {"hostLocal", ll(lab, here)},
+          {"portLocal", 179}, {"hostForeign", ll(lab, peer)}, {"portForeign", 40000},
+          {"messageStats", {{"totalSent", 12}, {"totalRecv", 14}}},
+          {"addressFamilyInfo", {{"ipv6Unicast", {{"acceptedPrefixCounter", 30}}}, {"ipv4Unicast", {{"acceptedPrefixCounter", 20}}}}}};
+}
+json heard(const LabFixture& lab, const Port& peer) {
+  return {{"bgpNeighborAddr", ll(lab, peer)}, {"remoteAs", 0}, {"remoteRouterId", "0.0.0.0"}, {"bgpState", "Connect"},
+          {"lastResetDueTo", "Waiting for peer OPEN"}, {"messageStats", {{"totalSent", 0}, {"totalRecv", 0}}}};
+}
+json deaf() {
+  return {{"bgpNeighborAddr", "none"}, {"remoteAs", 0}, {"remoteRouterId", "0.0.0.0"}, {"bgpState", "Idle"},
+          {"hostLocal", "Unknown"}, {"hostForeign", "Unknown"}, {"lastResetDueTo", "Waiting for Peer IPv6 LLA"},
+          {"messageStats", {{"totalSent", 0}, {"totalRecv", 0}}}};
+}
+
+BgpDump dump(const std::string& device, const json& sessions) {
+  auto parsed = validator::parse_bgp_neighbors(sessions.dump(), device + ".json");
+  INFO((parsed.ok() ? "" : parsed.error().message));
+  REQUIRE(parsed.ok());
+  return {device, false, device + ".json", std::move(parsed.value())};
+}
+
+// Every switch of the lab pod with every session up to its planned peer,
+// but for the changes `edit` makes.
+std::vector<BgpDump> planned(const LabFixture& lab, const std::function<void(std::map<std::string, json>&)>& edit = {}) {
+  std::map<std::string, json> by_device;
+  const Blueprint& bp = lab.plan.blueprint;
+  for (const auto& c : bp.cables) {
+    if (c.kind != CableKind::tor_agg && c.kind != CableKind::agg_core) continue;
+    const Port a{bp.devices[c.a_device].name, c.a_port}, z{bp.devices[c.z_device].name, c.z_port};
+    by_device[a.device][a.port] = established(lab, a, z);
+    by_device[z.device][z.port] = established(lab, z, a);
+  }
+  if (edit) edit(by_device);
+  std::vector<BgpDump> out;
+  for (const auto& [device, sessions] : by_device) out.push_back(dump(device, sessions));
+  return out;
+}
+
+validator::Report diff_bgp(const LabFixture& lab, const std::vector<BgpDump>& dumps) {
+  auto w = validator::collect_witnesses(*lab.fabric, {});
+  auto added = validator::add_bgp_witnesses(*lab.fabric, dumps, w);
+  INFO((added.ok() ? "" : added.error().message));
+  REQUIRE(added.ok());
+  return validator::diff(*lab.fabric, w);
+}
+
+std::string cable_id(const LabFixture& lab, const std::string& device, const std::string& port) {
+  const Blueprint& bp = lab.plan.blueprint;
+  for (const auto& c : bp.cables) {
+    if ((bp.devices[c.a_device].name == device && c.a_port == port) ||
+        (bp.devices[c.z_device].name == device && c.z_port == port)) {
+      return c.id;
+    }
+  }
+  FAIL("no cable at " << device << ":" << port);
+  return "";
+}
+
+std::vector<std::string> ids(const LabFixture& lab, const validator::Finding& f) {
+  std::vector<std::string> out;
+  for (int c : f.cables) out.push_back(lab.plan.blueprint.cables[c].id);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("validator/bgp: FRR's neighbour dump is read, its words for 'unknown' taken as such", "[validator][bgp]") {
+  LabFixture lab;
+  const json j = {{"etp5", established(lab, {"tor-p0-s00-r1a", "etp5"}, {"agg-p0-1-00", "etp1"})}, {"etp9", deaf()}};
+  auto sessions = validator::parse_bgp_neighbors(j.dump(2), "tor.json");
+  REQUIRE(sessions);
+  REQUIRE(sessions->size() == 2);
+  const BgpSession& up = (*sessions)[0];
+  CHECK(up.neighbor == "etp5");
+  CHECK(up.established());
+  CHECK(up.hostname == "agg-p0-1-00");
+  CHECK(up.remote_as == 4200000100);
+  CHECK(up.prefixes_received == 50);
+  CHECK(up.messages_received == 14);
+  CHECK(up.local_address == ll(lab, {"tor-p0-s00-r1a", "etp5"}));
+  const BgpSession& idle = (*sessions)[1];
+  CHECK(idle.state == "Idle");
+  CHECK(idle.peer_address.empty());
+  CHECK(idle.local_address.empty());
+  CHECK(idle.last_reset == "Waiting for Peer IPv6 LLA");
+}
+
+TEST_CASE("validator/bgp: bad dumps are refused at their spot", "[validator][bgp]") {
+  auto check = [](const std::string& bytes, const std::string& message) {
+    auto r = validator::parse_bgp_neighbors(bytes, "r1.json");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().message == message);
+  };
+  check("{\"etp5\": {\"bgpState\": 3}}", "r1.json: /etp5/bgpState: expected a string");
+  check("{\"etp5\": {\"remoteAs\": \"65000\", \"bgpState\": \"Idle\"}}", "r1.json: /etp5/remoteAs: expected an integer");
+  check("{\"etp5\": {\"bgpNeighborAddr\": \"none\"}}", "r1.json: /etp5/bgpState: missing");
+  check("{\"etp5\": {\"bgpState\": \"Idle\", \"messageStats\": []}}", "r1.json: /etp5/messageStats: expected an object");
+  check("[]", "r1.json: expected an object of sessions (`vtysh -c 'show bgp neighbors json'`)");
+  check("{\"etp5\": ", "r1.json:1:10: not JSON: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal");
+}
+
+TEST_CASE("validator/bgp: every session up to its planned peer verifies every switch cable", "[validator][bgp]") {
+  LabFixture lab;
+  const auto r = diff_bgp(lab, planned(lab));
+  CHECK(r.findings.empty());
+  CHECK(r.summary.cables_verified == 48);  // 32 ToR-aggregation, 16 aggregation-core
+  CHECK(r.summary.cables_in_scope == 48);  // host cables: BGP does not see them
+}
+
+TEST_CASE("validator/bgp: a cable broken one way is unidirectional: one end hears the other, no session forms",
+          "[validator][bgp]") {
+  LabFixture lab;
+  const Port tor{"tor-p0-s00-r1a", "etp6"}, agg{"agg-p0-1-01", "etp1"};
+  // tor -> agg is dead: the ToR hears the aggregation switch's router
+  // advertisements, the aggregation switch hears nothing.
+  const auto r = diff_bgp(lab, planned(lab, [&](std::map<std::string, json>& d) {
+    d[tor.device][tor.port] = heard(lab, agg);
+    d[agg.device][agg.port] = deaf();
+  }));
+  REQUIRE(r.findings.size() == 1);
+  const auto& f = r.findings[0];
+  CHECK(f.kind == "unidirectional");
+  CHECK(ids(lab, f) == std::vector<std::string>{cable_id(lab, tor.device, tor.port)});
+  CHECK(f.observed == "agg-p0-1-01:etp1 -> tor-p0-s00-r1a:etp6 only");
+  CHECK(f.message.find("; tor-p0-s00-r1a:etp6 hears agg-p0-1-01:etp1, agg-p0-1-01:etp1 hears nothing from "
+                       "tor-p0-s00-r1a:etp6, so their BGP session cannot form") != std::string::npos);
+}
+
+TEST_CASE("validator/bgp: neither end hearing the other is missing, and the sessions up elsewhere are not", "[validator][bgp]") {
+  LabFixture lab;
+  const Port core{"core-2-01", "etp4"};
+  const int c = lab.fabric->device_by_name(core.device);
+  const PortRef far = lab.fabric->far_end({c, lab.fabric->port_by_name(c, core.port)});
+  const Port agg{lab.plan.blueprint.devices[far.device].name, lab.fabric->port(far).name};
+  const auto r = diff_bgp(lab, planned(lab, [&](std::map<std::string, json>& d) {
+    d[core.device][core.port] = deaf();
+    d[agg.device][agg.port] = deaf();
+  }));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "missing");
+  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{cable_id(lab, core.device, core.port)});
+  CHECK(r.findings[0].message.find("BGP runs at both ends and neither hears the other") != std::string::npos);
+}
+
+TEST_CASE("validator/bgp: two uplinks exchanged are one swapped finding, found from the sessions' addresses",
+          "[validator][bgp]") {
+  LabFixture lab;
+  const Port t5{"tor-p0-s00-r1a", "etp5"}, t6{"tor-p0-s00-r1a", "etp6"};
+  const Port a0{"agg-p0-1-00", "etp1"}, a1{"agg-p0-1-01", "etp1"};
+  const auto r = diff_bgp(lab, planned(lab, [&](std::map<std::string, json>& d) {
+    d[t5.device][t5.port] = established(lab, t5, a1);
+    d[a1.device][a1.port] = established(lab, a1, t5);
+    d[t6.device][t6.port] = established(lab, t6, a0);
+    d[a0.device][a0.port] = established(lab, a0, t6);
+  }));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "swapped");
+  auto got = ids(lab, r.findings[0]);
+  std::sort(got.begin(), got.end());
+  CHECK(got == std::vector<std::string>{cable_id(lab, t5.device, t5.port), cable_id(lab, t6.device, t6.port)});
+}
+
+TEST_CASE("validator/bgp: a peer that speaks another AS than the plan gives it is wrong-asn", "[validator][bgp]") {
+  LabFixture lab;
+  const Port tor{"tor-p0-s01-r2b", "etp7"};
+  const int t = lab.fabric->device_by_name(tor.device);
+  const PortRef far = lab.fabric->far_end({t, lab.fabric->port_by_name(t, tor.port)});
+  const Port agg{lab.plan.blueprint.devices[far.device].name, lab.fabric->port(far).name};
+  const auto r = diff_bgp(lab, planned(lab, [&](std::map<std::string, json>& d) {
+    d[tor.device][tor.port]["remoteAs"] = 64999;
+  }));
+  REQUIRE(r.findings.size() == 1);
+  const auto& f = r.findings[0];
+  CHECK(f.kind == "wrong-asn");
+  CHECK(f.expected == agg.device + " in AS " + std::to_string(asn(lab, agg.device)));
+  CHECK(f.observed == agg.device + " in AS 64999");
+  CHECK(f.message == "the BGP session on tor-p0-s01-r2b:etp7 reaches " + agg.device + " in AS 64999, but the plan gives " +
+                         agg.device + " AS " + std::to_string(asn(lab, agg.device)) + ": load " + agg.device +
+                         "'s configuration from the plan (hpnctl config " + agg.device + ")");
+}
+
+TEST_CASE("validator/bgp: a dump of a device the plan lacks, or two of one device, is an input error", "[validator][bgp]") {
+  LabFixture lab;
+  auto w = validator::collect_witnesses(*lab.fabric, {});
+  auto unknown = validator::add_bgp_witnesses(*lab.fabric, {dump("spine-9", json::object())}, w);
+  REQUIRE_FALSE(unknown.ok());
+  CHECK(unknown.error().message == "spine-9.json: device 'spine-9' is not in the blueprint");
+  auto twice = validator::add_bgp_witnesses(*lab.fabric, {dump("core-1-00", json::object()), dump("core-1-00", json::object())}, w);
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.error().message == "core-1-00.json: a second BGP dump of core-1-00 (the first is core-1-00.json)");
+}
