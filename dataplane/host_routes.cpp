@@ -9,6 +9,7 @@
 #include <net/if.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -367,8 +368,10 @@ Result<int> spawn_host_route_agent(const std::vector<HostRouteTarget>& targets, 
   const pid_t pid = fork();
   if (pid < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
   if (pid > 0) return static_cast<int>(pid);
-  // The agent: detached from the terminal and from the caller's streams.
+  // The agent: detached from the terminal and from the caller's streams,
+  // and named so that ps and pgrep tell it from the lab up it came from.
   setsid();
+  prctl(PR_SET_NAME, "hpn-host-routes", 0, 0, 0);
   const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
   const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (null >= 0) {

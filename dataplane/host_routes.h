@@ -36,7 +36,8 @@ struct HostRouteTarget {
 // stderr when `verbose`.
 Status run_host_route_agent(const std::vector<HostRouteTarget>& targets, bool verbose);
 
-// Forks a detached process running the agent (stderr to `log`); its pid.
+// Forks a detached process running the agent (stderr to `log`), named
+// "hpn-host-routes" (ps -e, pgrep -x); its pid.
 Result<int> spawn_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log);
 
 }  // namespace hpn::lab

@@ -53,7 +53,11 @@ class FakeNetworkOps final : public NetworkOps {
     configured.emplace_back(name, config);
     return {};
   }
-  Status check_routing(bool) override { return {}; }
+  std::string routing_missing;  // check_routing's error, when set
+  Status check_routing(bool) override {
+    if (!routing_missing.empty()) return Error{routing_missing};
+    return {};
+  }
   Status start_routing(const RoutingDaemons& d, const std::string&) override {
     std::lock_guard<std::mutex> guard(lock_);  // lab up starts routers in parallel
     if (auto f = maybe_fail("routing " + d.netns); !f) return f;

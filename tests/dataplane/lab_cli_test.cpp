@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+
+#include <chrono>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -106,10 +109,28 @@ TEST_CASE("dataplane/cli (root): lab up, status, a second up refused, down", "[d
   auto text = test::run_hpnctl("lab status", plan.dir.path());
   CHECK(text.exit_code == 0);
   CHECK(text.out.starts_with("lab " + json["lab"].get<std::string>() + " (up): 36 devices from "));
+  // Each switch's sessions, from its bgpd: both ends of the 48 switch cables up.
+  int established = 0;
+  for (const auto& d : json["devices"]) {
+    for (const auto& s : d["sessions"]) established += s["established"].get<bool>() ? 1 : 0;
+  }
+  CHECK(established == 96);
+  CHECK(text.out.find("switch") != std::string::npos);
+  const std::string prefix = json["prefix"];
+  auto daemons = [&] { return test::run_command("pgrep -f -c -- '-N " + prefix + "' || true").out; };
+  CHECK(daemons() == "40\n");  // zebra and bgpd on each of the 20 switches (no active core rule: no pbrd)
+  auto agent = [&] { return test::run_command("pgrep -c -x hpn-host-routes || true").out; };
+  CHECK(agent() == "1\n");
 
   auto down = test::run_hpnctl("lab down", plan.dir.path());
   CHECK(down.exit_code == 0);
   CHECK(down.out == "lab " + json["lab"].get<std::string>() + " is down: 36 namespaces removed\n");
+  // Every daemon it started is gone (given a moment to be reaped), and FRR's files.
+  std::string left;
+  for (int i = 0; i < 50 && (left = daemons()) != "0\n"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  CHECK(left == "0\n");
+  CHECK(agent() == "0\n");
+  CHECK_FALSE(std::filesystem::exists("/run/hpnctl/frr-" + json["lab"].get<std::string>()));
   auto none = test::run_hpnctl("lab status", plan.dir.path());
   CHECK(none.exit_code == 3);
   CHECK(none.err == std::string("hpnctl: no lab is up (no record at ") + lab::kDefaultLabState + ")\n");

@@ -160,3 +160,18 @@ TEST_CASE("dataplane/lab: a damaged record is reported, not guessed at", "[datap
   REQUIRE_FALSE(down);
   CHECK(down.error().message == (dir / "lab.json").string() + ": not JSON (a damaged lab record)");
 }
+
+TEST_CASE("dataplane/lab: without FRR, lab up says which package to install and makes nothing", "[dataplane][lab]") {
+  test::TempDir dir;
+  FakeNetworkOps ops;
+  ops.routing_missing = "the lab's switches run FRR, and /usr/lib/frr/zebra is not installed: install Debian's "
+                        "'frr' package (tools/deps.sh does)";
+  auto state = lab_up(request_for(dir), ops);
+  REQUIRE_FALSE(state);
+  CHECK(state.error().message == ops.routing_missing);
+  CHECK(ops.netns.empty());
+  CHECK(ops.veths.empty());
+  auto record = LabStateFile(request_for(dir).state_path).load();
+  REQUIRE(record);
+  CHECK_FALSE(record->has_value());
+}
