@@ -98,7 +98,7 @@ inline RunResult run_hpnctl(const std::string& args, const fs::path& cwd) {
 // command to see it).
 inline RunResult run_command(const std::string& command) {
   TempDir capture;
-  int status = std::system((command + " >'" + (capture / "out").string() + "'").c_str());
+  int status = std::system(("{ " + command + "\n} >'" + (capture / "out").string() + "'").c_str());
   RunResult r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   r.out = read_file(capture / "out");
