@@ -101,14 +101,30 @@ int run_verify(const VerifyOptions& o) {
                 "from the plan");
   }
   for (const auto& file : o.observations) {
-    auto obs = hpn::probe::read_observation_file(file);
+    auto obs = hpn::probe::read_observation_file(file, hpn::probe::kMaxObservations - std::min(all.size(), hpn::probe::kMaxObservations));
     if (!obs) return fail(kInputError, obs.error().message);
     all.insert(all.end(), std::make_move_iterator(obs->begin()), std::make_move_iterator(obs->end()));
   }
   hpn::validator::DiffOptions options;
   options.min_probes = o.min_probes;
   options.silence = silence_rule(o);
+  if (!o.scope.empty()) {
+    auto scope = hpn::probe::parse_scope(o.scope);
+    if (!scope) return fail(kInputError, "--scope: " + scope.error().message);
+    auto hosts = hpn::probe::hosts_in_scope(bp.value(), scope.value());
+    if (!hosts) return fail(kInputError, "--scope: " + hosts.error().message);
+    options.scope_hosts = std::move(hosts.value());
+  }
   auto witnesses = hpn::validator::collect_witnesses(fabric, all);
+  // Observations that name no device of this plan are no evidence about
+  // it: most likely another plan's.
+  if (!all.empty() && witnesses.probed_hosts.empty()) {
+    return fail(kInputError,
+                fmt::format("none of the {} observation records names a host of {} (the first names '{}'): are "
+                            "they from another plan?",
+                            all.size(), store->path(),
+                            witnesses.unknown_devices.empty() ? std::string("-") : *witnesses.unknown_devices.begin()));
+  }
   if (auto added = hpn::validator::add_lldp_witnesses(fabric, dumps, match, witnesses); !added) {
     return fail_located(kInputError, added.error().message);
   }
@@ -137,7 +153,8 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   verify_cmd->add_flag("--lab", verify->lab,
                        "Bring up the lab from the plan (and --wiring), probe it, diff, take it down");
   verify_cmd->add_option("--wiring", verify->wiring, "With --lab: the wiring file the lab is built from");
-  verify_cmd->add_option("--scope", verify->scope, "With --lab: pod=N, segment=N, rack=NAME or devices=A,B,...");
+  verify_cmd->add_option("--scope", verify->scope,
+                         "The verdict is about pod=N, segment=N, rack=NAME or devices=A,B,... (and --lab probes it)");
   verify_cmd->add_option("--keep-observations", verify->keep, "With --lab: also write the observations here");
   verify_cmd->add_option("--paths-out", verify->paths_out,
                          "Write per destination the source ports whose traced paths are disjoint");

@@ -1,5 +1,7 @@
 #include "probe/observation.h"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -80,13 +82,30 @@ struct Reader {
 
 }  // namespace
 
-Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name) {
+Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name, std::size_t limit) {
   std::vector<Observation> out;
   std::string line;
+  std::vector<char> buffer(kMaxObservationLine + 2);
   int number = 0;
-  while (std::getline(in, line)) {
+  for (;;) {
+    // Bounded: std::getline would grow without end on input that has no
+    // newline (a device such as /dev/zero, a binary file).
+    in.getline(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    if (in.fail() && !in.eof() && in.gcount() == static_cast<std::streamsize>(buffer.size()) - 1) {
+      return Error{fmt::format("{}:{}: a line longer than {} bytes: not an observation file", name, number + 1,
+                               kMaxObservationLine)};
+    }
+    if (in.gcount() == 0 && !in.good()) break;
+    line.assign(buffer.data());
     ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+      if (!in.good()) break;
+      continue;
+    }
+    if (out.size() >= limit) {
+      return Error{fmt::format("{}:{}: more than {} observations in one verify: split the run (--scope)", name,
+                               number, kMaxObservations)};
+    }
     json j = json::parse(line, nullptr, false);
     if (j.is_discarded()) return Error{fmt::format("{}:{}: not a JSON object", name, number)};
     Reader r{j, {}};
@@ -131,14 +150,22 @@ Result<std::vector<Observation>> read_observations(std::istream& in, const std::
     o.received_ns = r.integer(j, "received_ns", 0, INT64_MAX, false, 0);
     if (!r.error.empty()) return Error{fmt::format("{}:{}: {}", name, number, r.error)};
     out.push_back(std::move(o));
+    if (!in.good()) break;
   }
+  if (out.empty()) return Error{fmt::format("{}: no observation records (an empty file is no evidence)", name)};
   return out;
 }
 
-Result<std::vector<Observation>> read_observation_file(const std::string& path) {
+Result<std::vector<Observation>> read_observation_file(const std::string& path, std::size_t limit) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return Error{fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
+  if (S_ISDIR(st.st_mode)) return Error{fmt::format("{}: is a directory, not an observation file", path)};
+  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
+    return Error{fmt::format("{}: not a regular file or a pipe: not an observation file", path)};
+  }
   std::ifstream in(path);
   if (!in) return Error{fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
-  return read_observations(in, path);
+  return read_observations(in, path, limit);
 }
 
 }  // namespace hpn::probe

@@ -41,8 +41,20 @@ struct Observation {
 
 std::string to_json_line(const Observation& o);
 
-// Reads JSON lines; an error names the file and line. Blank lines are skipped.
-hpn::Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name);
-hpn::Result<std::vector<Observation>> read_observation_file(const std::string& path);
+// Bounds on what an observation file may hold, so endless or foreign
+// input (a device, /dev/zero, a binary) is refused in bounded memory: a
+// line is a few hundred bytes (kMaxObservationLine), and the default pod's
+// whole probe plan is 261,120 records (kMaxObservations, per verify run).
+inline constexpr std::size_t kMaxObservationLine = 64 * 1024;
+inline constexpr std::size_t kMaxObservations = 4 * 1024 * 1024;
+
+// Reads JSON lines; an error names the file and line. Blank lines are
+// skipped; a file with no record at all is an error (it is no evidence).
+// `limit`: the records the caller may still take.
+hpn::Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name,
+                                                        std::size_t limit = kMaxObservations);
+// The same from a path, which must be a regular file or a pipe.
+hpn::Result<std::vector<Observation>> read_observation_file(const std::string& path,
+                                                            std::size_t limit = kMaxObservations);
 
 }  // namespace hpn::probe

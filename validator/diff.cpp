@@ -9,8 +9,8 @@
 namespace hpn::validator {
 
 bool Report::clean() const {
-  return std::none_of(findings.begin(), findings.end(),
-                      [](const Finding& f) { return f.severity != "info"; });
+  return summary.cables_in_scope > 0 && summary.cables_verified == summary.cables_in_scope &&
+         std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity != "info"; });
 }
 
 namespace {
@@ -192,8 +192,23 @@ class Differ {
     return false;
   }
 
+  // --scope: the cables of the scope's hosts, the uplinks of their ToRs,
+  // the core cables of their pods.
+  bool in_user_scope(int cable) const {
+    if (o_.scope_hosts.empty()) return true;
+    const Cable& c = bp_.cables[cable];
+    switch (c.kind) {
+      case CableKind::host_tor: return scope_hosts_.count(c.a_device) > 0;
+      case CableKind::tor_agg: return scope_tors_.count(c.a_device) > 0;
+      case CableKind::agg_core: return scope_pods_.count(bp_.devices[c.a_device].pod) > 0;
+      case CableKind::frontend: return false;
+    }
+    return false;
+  }
+
   bool in_scope(int cable) const {
     const Cable& c = bp_.cables[cable];
+    if (!in_user_scope(cable)) return false;
     if (lldp_scope(cable)) return true;
     switch (c.kind) {
       case CableKind::host_tor: return w_.probed_hosts.count(c.a_device) > 0;
@@ -227,6 +242,13 @@ class Differ {
   }
 
   void silences() {
+    for (int h : o_.scope_hosts) {
+      scope_hosts_.insert(h);
+      scope_pods_.insert(bp_.devices[h].pod);
+    }
+    for (const auto& c : bp_.cables) {
+      if (c.kind == CableKind::host_tor && scope_hosts_.count(c.a_device)) scope_tors_.insert(c.z_device);
+    }
     // A second, unplanned link between two switches makes the split of
     // traffic between them unpredictable (hashes polarize): the cables they
     // share are not judged by their silence; the mismatch finding explains.
@@ -248,11 +270,14 @@ class Differ {
     for (size_t i = 0; i < bp_.cables.size(); ++i) {
       int cable = static_cast<int>(i);
       const Cable& c = bp_.cables[i];
+      auto& coverage = s.coverage[std::string(to_string(c.kind))];
       if (!in_scope(cable)) {
         ++s.cables_out_of_scope;
+        ++coverage.out_of_scope;
         continue;
       }
       ++s.cables_in_scope;
+      ++coverage.in_scope;
       if (involved_[i]) continue;
       if (doubled.count({std::min(c.a_device, c.z_device), std::max(c.a_device, c.z_device)})) continue;
       const auto& e = w_.cables[i].dir;
@@ -270,6 +295,7 @@ class Differ {
       }
       if (seen[0] && seen[1]) {
         ++s.cables_verified;
+        ++coverage.verified;
       } else if (!seen[0] && !seen[1]) {
         bool neighbours = w_.device_seen[c.a_device] && w_.device_seen[c.z_device];
         if ((can[0] || can[1]) && neighbours) {
@@ -280,6 +306,7 @@ class Differ {
                           : e[0].bgp || e[1].bgp ? "BGP runs at both ends and neither hears the other"
                                                  : "probes were sent across it"));
         } else {
+          ++coverage.unobserved;
           add("unobserved", "info", {cable}, ends(cable), "not enough probes",
               fmt::format("cable {} ({} -- {}): too few probes crossed it to tell; probe it again{}",
                           c.id, a, z, lldp_hint));
@@ -298,6 +325,7 @@ class Differ {
                                                       "BGP session cannot form", from, to, to, from)
                                         : ""));
         } else {
+          ++coverage.unobserved;
           add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
               fmt::format("cable {} ({} -- {}) was seen one way only and too few probes went the "
                           "other way ({} -> {}) to tell; probe it again{}", c.id, a, z, from, to,
@@ -315,6 +343,7 @@ class Differ {
   std::vector<bool> involved_;
   bool dual_plane_;
   std::set<int> probed_tors_, probed_pods_;
+  std::set<int> scope_hosts_, scope_tors_, scope_pods_;
   std::map<std::pair<int, CableKind>, std::vector<int>> groups_;
 };
 

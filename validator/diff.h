@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct DiffOptions {
   // An ECMP member's silence counts once the chance that uniform hashing
   // missed it by luck, (1 - 1/n)^N after N probes over n members, is below this.
   double miss_probability = 1e-3;
+  // --scope: the hosts whose cables, and whose ToRs' uplinks and pods'
+  // core cables, the verdict is about; empty: the whole fabric.
+  std::vector<int> scope_hosts;
 };
 
 struct Finding {
@@ -38,13 +42,22 @@ struct Finding {
 struct Report {
   std::vector<Finding> findings;
   std::vector<CableEvidence> evidence;  // by cable index (per direction sent/received)
+  struct Coverage {
+    int64_t in_scope = 0, verified = 0, unobserved = 0, out_of_scope = 0;
+  };
   struct Summary {
     int64_t observations = 0, received = 0, lost = 0, unreadable_hops = 0;
     int64_t cables_in_scope = 0, cables_verified = 0, cables_out_of_scope = 0;
     std::map<std::string, int64_t> by_kind;
+    // Per cable kind ("host-tor", "tor-agg", "agg-core"): a cable in scope
+    // is verified (seen both ways), found at fault, or unobserved.
+    std::map<std::string, Coverage> coverage;
   } summary;
   std::vector<std::string> unknown_devices;
-  bool clean() const;  // no finding above "info"
+  // A verdict needs evidence: no finding above "info", at least one cable
+  // in scope, and every cable in scope verified both ways. Unobserved
+  // cables keep a run from being clean without being called missing.
+  bool clean() const;
 };
 
 Report diff(const FabricIndex& fabric, const Witnesses& witnesses, const DiffOptions& options = {});

@@ -20,6 +20,26 @@ std::string cable_list(const Finding& f, const Blueprint& bp) {
 
 json direction(const DirectionEvidence& d) { return {{"sent", d.sent}, {"received", d.received}}; }
 
+json coverage_json(const Report::Summary& s) {
+  json out = json::object();
+  for (const auto& [kind, c] : s.coverage) {
+    out[kind] = {{"in_scope", c.in_scope}, {"verified", c.verified}, {"unobserved", c.unobserved},
+                 {"out_of_scope", c.out_of_scope}};
+  }
+  return out;
+}
+
+// Why a run without findings is still not clean, in one clause; empty when it is.
+std::string not_clean_because(const Report& r) {
+  const auto& s = r.summary;
+  if (s.cables_in_scope == 0) return "no cable was in scope: nothing was verified";
+  if (s.cables_verified < s.cables_in_scope) {
+    return fmt::format("{} of the {} cables in scope were not verified both ways", s.cables_in_scope - s.cables_verified,
+                       s.cables_in_scope);
+  }
+  return "";
+}
+
 json to_json(const Report& r, const Blueprint& bp) {
   json j;
   auto& findings = j["findings"] = json::array();
@@ -53,6 +73,7 @@ json to_json(const Report& r, const Blueprint& bp) {
                   {"cables_in_scope", s.cables_in_scope},
                   {"cables_verified", s.cables_verified},
                   {"cables_out_of_scope", s.cables_out_of_scope},
+                  {"coverage", coverage_json(s)},
                   {"findings", kinds}};
   j["unknown_devices"] = r.unknown_devices;
   return j;
@@ -97,6 +118,13 @@ void render_report(const Report& r, const FabricIndex& fabric, OutputFormat form
   std::string kinds;
   for (const auto& [kind, n] : s.by_kind) kinds += fmt::format("{}{} {}", kinds.empty() ? " (" : ", ", n, kind);
   out << kinds << (kinds.empty() ? "" : ")") << '\n';
+  std::string per_kind;
+  for (const auto& [kind, c] : s.coverage) {
+    per_kind += fmt::format("{}{} {}/{} verified{}", per_kind.empty() ? "" : ", ", kind, c.verified, c.in_scope,
+                            c.unobserved ? fmt::format(" ({} unobserved)", c.unobserved) : "");
+  }
+  if (!per_kind.empty()) out << "coverage: " << per_kind << '\n';
+  if (const std::string why = not_clean_because(r); !why.empty() && !r.clean()) out << "not clean: " << why << '\n';
   out << fmt::format("{} observations, {} received, {} lost; {} cables outside the probed scope\n",
                      s.observations, s.received, s.lost, s.cables_out_of_scope);
   if (!r.unknown_devices.empty()) {

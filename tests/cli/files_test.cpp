@@ -10,12 +10,22 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "blueprint/atomic_file.h"
 #include "test_util.h"
 
 namespace {
+
+// One probe record of the lab pod (lost, so it names hosts and no path):
+// the least a verify run takes as evidence.
+std::string one_observation() {
+  return "{\"run\":\"0123456789abcdef\",\"probe\":1,\"direction\":\"forward\","
+         "\"src\":{\"device\":\"host-p0-s00-h000\",\"port\":\"nic1p1\",\"address\":\"fd48:504e::10\",\"udp_port\":49152},"
+         "\"dst\":{\"device\":\"host-p0-s01-h000\",\"address\":\"fd48:504e:0:2::10\",\"udp_port\":33434},"
+         "\"received\":false,\"hops\":[],\"sent_ns\":1}\n";
+}
 
 using namespace hpn::test;
 
@@ -172,7 +182,7 @@ struct Reader {
 };
 
 std::vector<Reader> readers_of(const LabPlan& p) {
-  write_file(p.dir / "none.jsonl", "");
+  write_file(p.dir / "none.jsonl", one_observation());
   std::vector<Reader> readers{
       {"devices --blueprint " + q(p.plan()) + " --format csv", 0, ""},
       {"cable tor-p0-s00-r1a --blueprint " + q(p.plan()) + " --format json", 0, ""},
@@ -291,7 +301,7 @@ TEST_CASE("files/readonly: a user who may not write the plan's directory queries
 TEST_CASE("files/cli: verify --paths-out into a missing directory exits 2 and writes nothing") {
   LabPlan p;
   plan_lab(p);
-  write_file(p.dir / "none.jsonl", "");
+  write_file(p.dir / "none.jsonl", one_observation());
   RunResult r = run_hpnctl("verify --blueprint " + q(p.plan()) + " " + q(p.dir / "none.jsonl") + " --paths-out " +
                                q(p.dir / "nowhere" / "paths.json"),
                            p.dir.path());
@@ -307,4 +317,53 @@ TEST_CASE("files/cli: verify --paths-out into a missing directory exits 2 and wr
   CHECK((ok.exit_code == 0 || ok.exit_code == 1));
   CHECK(read_file(p.dir / "paths.json") != "older");
   CHECK(read_file(p.dir / "paths.json").front() == '{');
+}
+
+TEST_CASE("files/verify: no evidence is never clean: every way of giving none exits non-zero") {
+  LabPlan p;
+  plan_lab(p);
+  auto verify = [&](const std::string& files) {
+    return run_hpnctl("verify --blueprint " + q(p.plan()) + " " + files, p.dir.path());
+  };
+  // A directory, an empty file, blank lines: input errors, located.
+  fs::create_directories(p.dir / "obs");
+  auto dir = verify(q(p.dir / "obs"));
+  CHECK(dir.exit_code == 2);
+  CHECK(dir.err == "hpnctl: " + (p.dir / "obs").string() + ": is a directory, not an observation file\n");
+  write_file(p.dir / "empty.jsonl", "");
+  auto empty = verify(q(p.dir / "empty.jsonl"));
+  CHECK(empty.exit_code == 2);
+  CHECK(empty.err == "hpnctl: " + (p.dir / "empty.jsonl").string() + ": no observation records (an empty file is no evidence)\n");
+  write_file(p.dir / "blank.jsonl", "\n  \n\t\n\n");
+  auto blank = verify(q(p.dir / "blank.jsonl"));
+  CHECK(blank.exit_code == 2);
+  CHECK(blank.err.find("no observation records") != std::string::npos);
+  // /dev/zero: refused at once, in bounded memory.
+  auto zero = run_hpnctl("verify --blueprint " + q(p.plan()) + " /dev/zero", p.dir.path());
+  CHECK(zero.exit_code == 2);
+  CHECK(zero.err == "hpnctl: /dev/zero: not a regular file or a pipe: not an observation file\n");
+  // Endless bytes through a pipe: the line bound stops them.
+  auto piped = run_command("head -c 50000000 /dev/zero | '" + std::string(HPNCTL_BINARY) + "' verify --blueprint " +
+                                 q(p.plan()) + " /dev/stdin 2>&1; echo exit=$?");
+  CHECK(piped.out == "hpnctl: /dev/stdin:1: a line longer than 65536 bytes: not an observation file\nexit=2\n");
+  // Records that name only devices the plan does not have: another plan's.
+  std::string foreign = one_observation();
+  for (const std::string from : {"host-p0-s00-h000", "host-p0-s01-h000"}) {
+    foreign.replace(foreign.find(from), from.size(), "host-p9" + from.substr(7));
+  }
+  write_file(p.dir / "foreign.jsonl", foreign);
+  auto other = verify(q(p.dir / "foreign.jsonl"));
+  CHECK(other.exit_code == 2);
+  CHECK(other.err == "hpnctl: none of the 1 observation records names a host of " + p.plan().string() +
+                         "/blueprint.db (the first names 'host-p9-s00-h000'): are they from another plan?\n");
+  // Real records that leave cables unverified: findings (exit 1), not clean.
+  write_file(p.dir / "one.jsonl", one_observation());
+  auto thin = run_hpnctl("verify --blueprint " + q(p.plan()) + " " + q(p.dir / "one.jsonl") + " --format json", p.dir.path());
+  CHECK(thin.exit_code == 1);
+  auto j = nlohmann::json::parse(thin.out);
+  CHECK(j["summary"]["clean"] == false);
+  CHECK(j["summary"]["coverage"]["host-tor"]["verified"] == 0);
+  auto table = verify(q(p.dir / "one.jsonl"));
+  CHECK(table.out.find("NOT CLEAN") != std::string::npos);
+  CHECK(table.out.find("not clean: ") != std::string::npos);
 }

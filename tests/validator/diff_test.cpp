@@ -193,5 +193,48 @@ TEST_CASE("validator/diff: too few probes is unobserved, never missing") {
     CHECK(f.kind == "unobserved");
     CHECK(f.severity == "info");
   }
-  CHECK(r.clean());
+  // Too little evidence is its own answer: not clean, and not a fault.
+  CHECK_FALSE(r.clean());
+  CHECK(r.summary.cables_verified < r.summary.cables_in_scope);
+  CHECK(r.summary.coverage.at("host-tor").unobserved > 0);
+}
+
+TEST_CASE("validator/diff: a verdict needs evidence: nothing in scope, or a cable unverified, is not clean") {
+  LabFixture lab;
+  auto none = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, {}));
+  CHECK(none.findings.empty());
+  CHECK(none.summary.cables_in_scope == 0);
+  CHECK_FALSE(none.clean());
+  auto all = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, lab.observe()));
+  CHECK(all.clean());
+  CHECK(all.summary.cables_verified == all.summary.cables_in_scope);
+  const auto& host = all.summary.coverage.at("host-tor");
+  CHECK(host.in_scope == 64);
+  CHECK(host.verified == 64);
+  CHECK(host.unobserved == 0);
+  // A scope of one segment: its hosts' cables and its ToRs' uplinks.
+  validator::DiffOptions scoped;
+  for (size_t d = 0; d < lab.plan.blueprint.devices.size(); ++d) {
+    const Device& dev = lab.plan.blueprint.devices[d];
+    if (dev.role == Role::host && dev.segment == 1) scoped.scope_hosts.push_back(static_cast<int>(d));
+  }
+  auto seg = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, lab.observe()), scoped);
+  CHECK(seg.clean());
+  CHECK(seg.summary.coverage.at("host-tor").in_scope == 32);
+  CHECK(seg.summary.coverage.at("tor-agg").in_scope == 16);
+  CHECK(seg.summary.cables_out_of_scope == static_cast<int64_t>(lab.plan.blueprint.cables.size()) - seg.summary.cables_in_scope);
+}
+
+TEST_CASE("validator/diff: one plan's observations checked against another plan are not clean") {
+  LabFixture lab;
+  const auto observations = lab.observe();  // the lab pod's probes
+  auto spec = default_spec();
+  REQUIRE(spec.ok());
+  auto other = make_plan(std::move(spec.value()), "test");
+  REQUIRE(other.ok());
+  FabricIndex fabric(other->blueprint);  // the default pod: the same host names, other node and port IDs
+  auto r = validator::diff(fabric, validator::collect_witnesses(fabric, observations));
+  CHECK_FALSE(r.clean());
+  CHECK(r.summary.cables_in_scope > 0);
+  CHECK(r.summary.cables_verified < r.summary.cables_in_scope);
 }
