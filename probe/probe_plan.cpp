@@ -115,6 +115,17 @@ std::vector<ProbeTarget> initial_plan(const Blueprint& bp, const std::vector<int
   int rails = 0;
   for (const auto& d : bp.devices) rails = std::max(rails, d.rail);
   std::vector<ProbeTarget> plan;
+  // Each segment's counterpart in the next pod that has it (the pods wrap).
+  std::map<std::pair<int, int>, std::vector<int>> cross_pod;
+  std::set<int> pods;
+  for (const auto& [key, members] : segments) pods.insert(key.first);
+  if (pods.size() > 1) {
+    for (const auto& [key, members] : segments) {
+      auto next = pods.upper_bound(key.first);
+      const int pod = next == pods.end() ? *pods.begin() : *next;
+      if (auto it = segments.find({pod, key.second}); it != segments.end()) cross_pod[key] = it->second;
+    }
+  }
   int next_port = o.first_source_port;
   auto add = [&](int src, const std::string& port, int dst, int nic) {
     ProbeTarget t{src, port, dst, nic, bond_address(bp, dst, nic), {}};
@@ -144,6 +155,11 @@ std::vector<ProbeTarget> initial_plan(const Blueprint& bp, const std::vector<int
         add(h, port.name, there[(me + 1) % there.size()], other_rail);
       }
       if (mine.size() > 1) add(h, port.name, mine[(me + 1) % mine.size()], port.nic);
+      // With more than one pod built, the same place in the next pod:
+      // through the core, whose port rules only cross-pod traffic shows.
+      if (auto far = cross_pod.find({host.pod, host.segment}); far != cross_pod.end()) {
+        add(h, port.name, far->second[me % far->second.size()], port.nic);
+      }
     }
   }
   return plan;

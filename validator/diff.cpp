@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
+#include <tuple>
 
 namespace hpn::validator {
 
@@ -19,6 +21,7 @@ class Differ {
  public:
   Differ(const FabricIndex& f, const Witnesses& w, const DiffOptions& o)
       : f_(f), bp_(f.blueprint()), w_(w), o_(o), involved_(bp_.cables.size(), false),
+        faulted_(bp_.cables.size(), false),
         dual_plane_(std::any_of(bp_.devices.begin(), bp_.devices.end(),
                                 [](const Device& d) { return d.plane == 2; })) {}
 
@@ -27,6 +30,7 @@ class Differ {
     mismatches();
     asn_mismatches();
     silences();
+    core_rules();
     std::stable_sort(r_.findings.begin(), r_.findings.end(), [](const Finding& a, const Finding& b) {
       return rank(a.severity) < rank(b.severity);
     });
@@ -53,7 +57,10 @@ class Differ {
 
   void add(std::string kind, std::string severity, std::vector<int> cables, std::string expected,
            std::string observed, std::string message) {
-    for (int c : cables) involved_[c] = true;
+    for (int c : cables) {
+      involved_[c] = true;
+      if (severity != "info") faulted_[c] = true;
+    }
     r_.findings.push_back({std::move(kind), std::move(severity), std::move(cables),
                            std::move(expected), std::move(observed), std::move(message)});
   }
@@ -156,6 +163,64 @@ class Differ {
         add("wrong-device", "critical", {ex.cable}, ends(ex.cable), f_.name(x) + " -- " + f_.name(y),
             fmt::format("cable {} from {} lands on {} instead of {}; re-run it to {}", id(ex.cable),
                         f_.name(x), f_.name(y), f_.name(px), f_.name(px)));
+      }
+    }
+  }
+
+  // HPN §7: a core sends traffic for pod P that arrives on port i out of
+  // the port of P's group with the same index (core-rules.csv). A trace
+  // that left by another port breaks the rule, unless the rule's own cable
+  // is at fault in this run (then the hash fallback is doing its job).
+  void core_rules() {
+    std::map<std::tuple<int, std::string, int>, int> row_of;  // (core, in-port, pod) -> core_rules index
+    for (size_t r = 0; r < bp_.core_rules.size(); ++r) {
+      const CoreRule& rule = bp_.core_rules[r];
+      if (rule.status == "active") row_of[{rule.core, rule.in_port, rule.dst_pod}] = static_cast<int>(r);
+    }
+    struct Seen {
+      int row = -1;
+      std::map<int, int64_t> outs;  // observed out-port -> traces
+    };
+    std::map<std::tuple<int, int, int>, Seen> by_rule;
+    for (const auto& [key, count] : w_.core_hops) {
+      const auto [core, in, pod, out] = key;
+      const std::string& in_name = bp_.panels[bp_.devices[core].panel].ports[in].name;
+      auto it = row_of.find({core, in_name, pod});
+      if (it == row_of.end()) continue;  // no rule: the core hashes
+      Seen& seen = by_rule[{core, in, pod}];
+      seen.row = it->second;
+      seen.outs[out] += count;
+    }
+    for (const auto& [key, seen] : by_rule) {
+      const auto [core, in, pod] = key;
+      const CoreRule& rule = bp_.core_rules[seen.row];
+      const Panel& panel = bp_.panels[bp_.devices[core].panel];
+      const PortRef planned{core, panel.find(rule.out_port)};
+      const int planned_cable = f_.cable_at(planned).cable;
+      if (planned_cable >= 0 && faulted_[planned_cable]) continue;
+      for (const auto& [out, count] : seen.outs) {
+        const PortRef left{core, out};
+        if (left == planned) continue;
+        const int left_cable = f_.cable_at(left).cable;
+        const PortRef came{core, in};
+        const int in_cable = f_.cable_at(came).cable;
+        auto cable_text = [&](int cable, PortRef at, const char* way) {
+          if (cable < 0) return fmt::format("{} (no cable)", f_.name(at));
+          return fmt::format("{} (cable {} {} {})", f_.port(at).name, bp_.cables[cable].id, way, f_.name(f_.far_end(at)));
+        };
+        std::vector<int> cables;
+        if (left_cable >= 0) cables.push_back(left_cable);
+        if (planned_cable >= 0) cables.push_back(planned_cable);
+        add("core-rule-violation", "critical", cables,
+            fmt::format("{}: in {} for pod {} -> out {} (core-rules.csv row {})", bp_.devices[core].name,
+                        rule.in_port, pod, rule.out_port, seen.row + 1),
+            fmt::format("{}: in {} for pod {} -> out {} ({} traces)", bp_.devices[core].name, rule.in_port, pod,
+                        f_.port(left).name, count),
+            fmt::format("{} forwarded traffic for pod {} that arrived on {} out of {}; core-rules.csv row {} "
+                        "sends it out of {}: load the core's rules (hpnctl config {})",
+                        bp_.devices[core].name, pod, cable_text(in_cable, came, "from"),
+                        cable_text(left_cable, left, "to"), seen.row + 1, cable_text(planned_cable, planned, "to"),
+                        bp_.devices[core].name));
       }
     }
   }
@@ -341,6 +406,7 @@ class Differ {
   const DiffOptions& o_;
   Report r_;
   std::vector<bool> involved_;
+  std::vector<bool> faulted_;  // in a finding above info
   bool dual_plane_;
   std::set<int> probed_tors_, probed_pods_;
   std::set<int> scope_hosts_, scope_tors_, scope_pods_;

@@ -39,6 +39,9 @@ class Collector {
       PortRef in{device, f_.port_by_id(device, hop.ingress_if)};
       link(out, in);
       out = {device, f_.port_by_id(device, hop.egress_if)};
+      if (in.valid() && out.valid() && bp.devices[device].role == Role::core) {
+        ++w_.core_hops[{device, in.port, bp.devices[dst].pod, out.port}];
+      }
     }
     link(out, {dst, f_.port_by_name(dst, o.rx_port)});
   }

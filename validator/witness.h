@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,10 @@ struct Witnesses {
   std::set<int> lldp_devices;                              // devices whose LLDP neighbour dump was read
   std::set<int> bgp_devices;                               // devices whose BGP sessions were read
   std::vector<AsnMismatch> asn_mismatches;
+  // Traces through a core: (core, in-port, destination pod, out-port) ->
+  // how many, port indexes of the core's panel. What core-rules.csv says
+  // of the same (core, in-port, pod) is the diff's to check.
+  std::map<std::tuple<int, int, int, int>, int64_t> core_hops;
 };
 
 Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs);
