@@ -71,6 +71,7 @@ class Differ {
   bool invariant(PortRef x, PortRef y, int cable) {
     if (dev(x).role == Role::tor && dev(y).role == Role::host) std::swap(x, y);
     if (dev(x).role == Role::agg && dev(y).role == Role::tor) std::swap(x, y);
+    if (dev(x).role == Role::core && dev(y).role == Role::agg) std::swap(x, y);
     const Device& a = dev(x);
     const Device& b = dev(y);
     std::vector<int> cables;
@@ -96,6 +97,14 @@ class Differ {
                         f_.name(x), f_.name(y), b.plane, port.nic, f_.name(planned), want));
         return true;
       }
+    }
+    if (a.role == Role::agg && b.role == Role::core && a.plane != b.plane && dual_plane_) {
+      add("plane-violation", "critical", cables, expected, observed,
+          fmt::format("{} (plane {}) is cabled to {} in plane {}: the core keeps the planes apart, an "
+                      "aggregation switch's uplinks stay in its own plane; move it to {}",
+                      f_.name(x), a.plane, f_.name(y), b.plane,
+                      cable >= 0 ? f_.name(f_.far_end(x)) : "a plane-" + std::to_string(a.plane) + " core"));
+      return true;
     }
     if (a.role == Role::tor && b.role == Role::agg && a.plane != b.plane && dual_plane_) {
       add("plane-violation", "critical", cables, expected, observed,

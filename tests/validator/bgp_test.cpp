@@ -231,3 +231,24 @@ TEST_CASE("validator/bgp: a dump of a device the plan lacks, or two of one devic
   REQUIRE_FALSE(twice.ok());
   CHECK(twice.error().message == "core-1-00.json: a second BGP dump of core-1-00 (the first is core-1-00.json)");
 }
+
+TEST_CASE("validator/bgp: an aggregation uplink moved to the other plane's core is a plane-violation",
+          "[validator][bgp]") {
+  LabFixture lab;
+  const Port agg{"agg-p0-1-00", "etp7"}, core{"core-2-00", "etp5"};  // a free port of pod 1's group, plane 2
+  const int a = lab.fabric->device_by_name(agg.device);
+  const PortRef home = lab.fabric->far_end({a, lab.fabric->port_by_name(a, agg.port)});
+  const Port was{lab.plan.blueprint.devices[home.device].name, lab.fabric->port(home).name};
+  const auto r = diff_bgp(lab, planned(lab, [&](std::map<std::string, json>& d) {
+    d[agg.device][agg.port] = established(lab, agg, core);
+    d[core.device][core.port] = established(lab, core, agg);
+    d[was.device][was.port] = deaf();
+  }));
+  REQUIRE(r.findings.size() == 1);
+  const auto& f = r.findings[0];
+  CHECK(f.kind == "plane-violation");
+  CHECK(ids(lab, f) == std::vector<std::string>{cable_id(lab, agg.device, agg.port)});
+  CHECK(f.message == "agg-p0-1-00:etp7 (plane 1) is cabled to core-2-00:etp5 in plane 2: the core keeps the planes "
+                     "apart, an aggregation switch's uplinks stay in its own plane; move it to " + was.device + ":" +
+                     was.port);
+}
