@@ -3,6 +3,8 @@
 #include "cli/exit.h"
 
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <unistd.h>
 
 #include <csignal>
@@ -257,6 +259,12 @@ int run_send(SendArgs& a) {
   if (!guard) return fail(kEnvironmentError, guard.error().message);
   probe::UdpNetwork network(probe::probe_hop_by_hop(o.ioam_namespace));
   if (auto s = probe::open_sender(o, network); !s) return fail(kEnvironmentError, s.error().message);
+  // Hop-limited probes are answered by the switches' ICMPv6 errors.
+  const bool limited = std::any_of(o.destinations.begin(), o.destinations.end(),
+                                   [](const probe::Destination& d) { return d.hop_limit > 0; });
+  if (limited) {
+    if (auto s = network.open_icmp(); !s) return fail(kEnvironmentError, s.error().message);
+  }
   if (auto s = drop_and_check_output(a.trust, a.output); !s) return fail(kEnvironmentError, s.error().message);
   install_signal_handlers();
   std::cerr << fmt::format("hpnctl: run {}: {} probes from {} port(s) to {} host(s), done within {:.1f} s\n", o.run,
@@ -273,6 +281,7 @@ int run_send(SendArgs& a) {
   if (a.trust.format == "json") {
     const nlohmann::json j = {
         {"run", o.run}, {"probes", c.probes}, {"answered", c.answered}, {"late", c.late}, {"lost", c.lost},
+        {"icmp_answers", c.icmp_answers},
         {"unsent", c.unsent}, {"abandoned", c.abandoned}, {"sent", c.sent}, {"retries", c.retries},
         {"send_errors", c.send_errors}, {"unreadable_traces", c.bad_traces},
         {"ignored", {{"foreign", c.foreign}, {"other_run", c.other_run}, {"unexpected", c.unexpected},

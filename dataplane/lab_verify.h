@@ -26,6 +26,10 @@ struct LabProbeOptions {
   int timeout_ms = 400;
   int retries = 2;
   int rate = 5000;             // datagrams per second per sender
+  // Switch probes (probe_plan.h switch_probes): each sender's pace, and so
+  // each switch's, in ICMPv6 errors asked of it per second.
+  int switch_probe_rate = 200;
+  bool switch_probes = true;
 };
 
 using ProbeProgress = std::function<void(std::string_view)>;

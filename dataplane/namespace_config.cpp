@@ -107,6 +107,10 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
         if (auto s = lab_sysctl(setting, ifnames)) c.sysctls.push_back(std::move(*s));
       }
       c.ioam_namespaces.push_back(sw->ioam_namespace);
+      // The lab's switches answer switch probes (ICMPv6 errors) at up to
+      // 1000 a second per destination; Linux's default is one a second, and
+      // a real switch's control plane polices them to a few hundred.
+      c.sysctls.push_back({"net/ipv6/icmp/ratelimit", "1"});
     } else {
       // Five-tuple ECMP on hosts too (the bonds hash layer3+4), with a fixed
       // seed so a lab hashes the same way every time it comes up; the seed

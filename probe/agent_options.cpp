@@ -109,10 +109,21 @@ hpn::Result<std::vector<Destination>> parse_destinations(std::string_view list) 
   for (const auto& item : split_list(list)) {
     std::string device, address;
     if (!split_pair(item, device, address)) return Error{fmt::format("'{}': expected HOST=ADDRESS", item)};
+    int hops = 0;
+    if (const auto at = address.find('@'); at != std::string::npos) {
+      const std::string text = address.substr(at + 1);
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), hops);
+      if (ec != std::errc() || end != text.data() + text.size() || hops < 1 || hops > 255) {
+        return Error{fmt::format("'{}': the hop limit after '@' must be 1 to 255", item)};
+      }
+      address.resize(at);
+    }
     auto canonical = canonical_ipv6(address);
     if (!canonical) return Error{fmt::format("'{}': {}", item, canonical.error().message)};
-    if (!seen.insert(*canonical).second) return Error{fmt::format("'{}': address {} is listed twice", item, *canonical)};
-    out.push_back({device, *canonical});
+    if (!seen.insert(*canonical + "@" + std::to_string(hops)).second) {
+      return Error{fmt::format("'{}': address {} is listed twice", item, *canonical)};
+    }
+    out.push_back({device, *canonical, hops});
   }
   if (out.empty()) return Error{"no destination given"};
   return out;

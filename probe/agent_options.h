@@ -44,13 +44,18 @@ hpn::Status port_names_from_status(std::string_view json_text, const std::string
 hpn::Status read_port_names_file(const std::string& path, const std::string& device, PortNames& names);
 
 struct Destination {
-  std::string device;   // the blueprint's name of the host probed
+  std::string device;   // the blueprint's name of the host (or switch) probed
   std::string address;  // canonical IPv6 text
+  // Hop-limited: the probe's hop limit (1..255), and the answer expected
+  // is the ICMPv6 error of the switch where it runs out (or of the switch
+  // it is addressed to); 0: an ordinary probe a listener answers.
+  int hop_limit = 0;
   friend bool operator==(const Destination&, const Destination&) = default;
 };
 
-// "host-b=fd00::2,host-c=fd00::3" (the --to option); an address listed twice
-// is refused.
+// "host-b=fd00::2,host-c=fd00::3,core-1-00=fd48:5050::1@64" (the --to
+// option): NAME=ADDRESS, or NAME=ADDRESS@HOPS for a hop-limited probe. An
+// address listed twice (at the same hop limit) is refused.
 hpn::Result<std::vector<Destination>> parse_destinations(std::string_view list);
 
 struct PortRange {

@@ -67,6 +67,7 @@ class Run {
   void expire(std::int64_t now);
   void send_next(std::int64_t now);
   void handle(const Datagram& d);
+  void handle_icmp(const Datagram& d);
   Observation base(std::uint64_t id, const std::string& direction) const;
   void finish();
 
@@ -152,6 +153,7 @@ void Run::send_next(std::int64_t now) {
   d.interface = o_.ports[p.port].interface;
   d.local = {o_.ports[p.port].address, p.source_port};
   d.remote = {o_.destinations[p.destination].address, o_.udp_port};
+  d.hop_limit = o_.destinations[p.destination].hop_limit;
   d.payload = encode_probe(header);
   // A failed send still counts as an attempt: it times out and is retried
   // like a probe lost on the wire (an interface down is a finding, not a crash).
@@ -184,6 +186,7 @@ Observation Run::base(std::uint64_t id, const std::string& direction) const {
 
 void Run::handle(const Datagram& d) {
   auto& c = result_.counts;
+  if (d.icmp) return handle_icmp(d);
   if (classify_payload(d.payload) != PayloadClass::reply) {
     ++c.foreign;
     return;
@@ -260,6 +263,59 @@ void Run::handle(const Datagram& d) {
   }
 }
 
+// A switch's ICMPv6 error about one of our probes: the probe as it reached
+// that switch, its trace filled up to and including the switch itself.
+void Run::handle_icmp(const Datagram& d) {
+  auto& c = result_.counts;
+  auto probe = decode_probe(d.payload);
+  if (!probe) {
+    ++c.foreign;
+    return;
+  }
+  if (probe->run_id != run_id_) {
+    ++c.other_run;
+    return;
+  }
+  if (probe->probe_id >= plan_.size()) {
+    ++c.unexpected;
+    return;
+  }
+  const PlannedProbe& p = plan_[probe->probe_id];
+  ProbeState& s = probes_[probe->probe_id];
+  // The quoted probe must be the one we sent: its flow, and an attempt made.
+  if (d.remote != Endpoint{o_.ports[p.port].address, p.source_port} ||
+      d.local != Endpoint{o_.destinations[p.destination].address, o_.udp_port} || probe->attempt >= s.sent_ns.size()) {
+    ++c.unexpected;
+    return;
+  }
+  if (s.state == State::answered) {
+    ++c.duplicates;
+    return;
+  }
+  if (s.state == State::lost) {
+    ++c.late;
+  } else {
+    ++settled_;
+  }
+  s.state = State::answered;
+  ++c.answered;
+  ++c.icmp_answers;
+  auto hops = observed_hops(d.hop_by_hop, o_.ioam_namespace);
+  if (!hops) {
+    ++c.bad_traces;
+    return;
+  }
+  Observation e = base(probe->probe_id, "expired");
+  e.sent_ns = s.sent_ns[probe->attempt];
+  e.received = true;
+  e.reporter = d.icmp->reporter;
+  e.icmp_type = d.icmp->type;
+  e.hop_limit = o_.destinations[p.destination].hop_limit;
+  e.hops = std::move(hops.value());
+  e.received_ns = d.realtime_ns;
+  result_.observations.push_back(std::move(e));
+}
+
 void Run::finish() {
   auto& c = result_.counts;
   for (std::uint64_t id = 0; id < probes_.size(); ++id) {
@@ -283,7 +339,10 @@ void Run::finish() {
         break;
     }
     ++c.lost;
-    result_.observations.push_back(base(id, "forward"));
+    const bool limited = o_.destinations[plan_[id].destination].hop_limit > 0;
+    Observation lost = base(id, limited ? "expired" : "forward");
+    if (limited) lost.hop_limit = o_.destinations[plan_[id].destination].hop_limit;
+    result_.observations.push_back(std::move(lost));
   }
   std::stable_sort(result_.observations.begin(), result_.observations.end(),
                    [](const Observation& a, const Observation& b) {

@@ -51,6 +51,7 @@ struct SenderCounts {
   std::uint64_t retries = 0;
   std::uint64_t send_errors = 0;
   std::uint64_t answered = 0;
+  std::uint64_t icmp_answers = 0;  // of them, a switch's ICMPv6 error quoting the probe
   std::uint64_t late = 0;       // answered after being given up, within the run
   std::uint64_t lost = 0;       // no reply after every attempt: a received=false observation
   std::uint64_t unsent = 0;     // never sent (interrupted): no observation

@@ -28,7 +28,7 @@ std::string to_json_line(const Observation& o) {
               {"udp_port", o.src_udp_port}};
   j["dst"] = {{"device", o.dst_device}, {"address", o.dst_address}, {"udp_port", o.dst_udp_port}};
   j["received"] = o.received;
-  j["rx_port"] = o.received ? json(o.rx_port) : json();
+  j["rx_port"] = o.received && o.direction != "expired" ? json(o.rx_port) : json();
   auto hops = json::array();
   for (const auto& h : o.hops) {
     hops.push_back({{"node_id", opt(h.node_id)}, {"ingress_if", opt(h.ingress_if)},
@@ -37,6 +37,11 @@ std::string to_json_line(const Observation& o) {
   j["hops"] = hops;
   j["sent_ns"] = o.sent_ns;
   j["received_ns"] = o.received ? json(o.received_ns) : json();
+  if (o.direction == "expired") {
+    j["expired"] = {{"hop_limit", o.hop_limit == 0 ? json() : json(o.hop_limit)},
+                    {"reporter", o.received ? json(o.reporter) : json()},
+                    {"icmp_type", o.received ? json(o.icmp_type) : json()}};
+  }
   return j.dump();
 }
 
@@ -113,8 +118,8 @@ Result<std::vector<Observation>> read_observations(std::istream& in, const std::
     o.run = r.text(j, "run");
     o.probe = static_cast<uint64_t>(r.integer(j, "probe", 0, INT64_MAX));
     o.direction = r.text(j, "direction");
-    if (r.error.empty() && o.direction != "forward" && o.direction != "reverse") {
-      r.error = "'direction' must be \"forward\" or \"reverse\"";
+    if (r.error.empty() && o.direction != "forward" && o.direction != "reverse" && o.direction != "expired") {
+      r.error = "'direction' must be \"forward\", \"reverse\" or \"expired\"";
     }
     if (const json* src = r.at(j, "src")) {
       o.src_device = r.text(*src, "device");
@@ -131,7 +136,16 @@ Result<std::vector<Observation>> read_observations(std::istream& in, const std::
       if (!received->is_boolean()) r.error = r.error.empty() ? "'received' must be true or false" : r.error;
       else o.received = received->get<bool>();
     }
-    if (o.received) o.rx_port = r.text(j, "rx_port");
+    if (o.received && o.direction != "expired") o.rx_port = r.text(j, "rx_port");
+    if (o.direction == "expired") {
+      if (const json* e = r.at(j, "expired")) {
+        o.hop_limit = static_cast<int>(r.integer(*e, "hop_limit", 1, 255, false, 0));
+        if (o.received) {
+          o.reporter = r.text(*e, "reporter");
+          o.icmp_type = static_cast<int>(r.integer(*e, "icmp_type", 0, 255));
+        }
+      }
+    }
     if (const json* hops = r.at(j, "hops")) {
       if (!hops->is_array()) {
         if (r.error.empty()) r.error = "'hops' must be a list";

@@ -24,7 +24,10 @@ struct ObservedHop {
 struct Observation {
   std::string run;            // the run's identifier
   uint64_t probe = 0;         // probe number within the run
-  std::string direction;      // "forward" (probe) or "reverse" (the listener's reply)
+  // "forward" (probe), "reverse" (the listener's reply), or "expired": a
+  // hop-limited probe, or one to a switch, that a switch answered with an
+  // ICMPv6 error quoting it; its hops end at that switch.
+  std::string direction;
   std::string src_device;     // the sending host, as the blueprint names it
   std::string src_port;       // the NIC port it was sent out of
   std::string src_address;
@@ -37,6 +40,11 @@ struct Observation {
   std::vector<ObservedHop> hops;  // path order, first switch first
   int64_t sent_ns = 0;
   int64_t received_ns = 0;    // 0 when lost
+  // Expired only: the probe's hop limit (0: not hop-limited, addressed to
+  // a switch), and the error that came back.
+  int hop_limit = 0;
+  std::string reporter;       // the address the ICMPv6 error came from
+  int icmp_type = 0;          // 3 Time Exceeded, 1 Destination Unreachable
 };
 
 std::string to_json_line(const Observation& o);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "blueprint/fabric_index.h"
@@ -163,6 +164,56 @@ std::vector<ProbeTarget> initial_plan(const Blueprint& bp, const std::vector<int
     }
   }
   return plan;
+}
+
+std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<int>& hosts, const PlanOptions& o) {
+  FabricIndex f(bp);
+  std::map<int, std::string> loopback;
+  for (const auto& i : bp.interfaces) {
+    if (i.purpose == "loopback" && !i.ipv6.empty()) loopback[i.device] = i.ipv6;
+  }
+  // The sending port behind each ToR: the first in-scope host's port there.
+  std::map<int, std::pair<int, std::string>> sender_of;
+  std::set<int> in_scope(hosts.begin(), hosts.end());
+  for (const auto& c : bp.cables) {
+    if (c.kind != CableKind::host_tor || !in_scope.count(c.a_device)) continue;
+    const int nic = bp.panels[bp.devices[c.a_device].panel].ports[bp.panels[bp.devices[c.a_device].panel].find(c.a_port)].nic;
+    if (nic < 1) continue;
+    sender_of.try_emplace(c.z_device, c.a_device, c.a_port);
+  }
+  // Per ToR: its aggregation switches, then the cores its aggregation
+  // switches are cabled to.
+  std::vector<ProbeTarget> out;
+  int next_port = o.first_source_port;
+  int place = 0;
+  for (const auto& [tor, sender] : sender_of) {
+    std::vector<int> aggs, cores;
+    for (const auto& c : bp.cables) {
+      if (c.kind == CableKind::tor_agg && c.a_device == tor) aggs.push_back(c.z_device);
+    }
+    for (const auto& c : bp.cables) {
+      if (c.kind == CableKind::agg_core && std::find(aggs.begin(), aggs.end(), c.a_device) != aggs.end() &&
+          std::find(cores.begin(), cores.end(), c.z_device) == cores.end()) {
+        cores.push_back(c.z_device);
+      }
+    }
+    std::vector<std::pair<int, int>> targets;  // switch, probes
+    for (int a : aggs) targets.push_back({a, 1});
+    for (int c : cores) targets.push_back({c, o.probes_per_pair});
+    if (targets.empty()) continue;
+    std::rotate(targets.begin(), targets.begin() + (place++ % static_cast<int>(targets.size())), targets.end());
+    for (const auto& [sw, probes] : targets) {
+      auto it = loopback.find(sw);
+      if (it == loopback.end()) continue;
+      ProbeTarget t{sender.first, sender.second, sw, 0, it->second, {}, kSwitchProbeHopLimit};
+      for (int k = 0; k < probes; ++k) {
+        t.source_ports.push_back(next_port);
+        next_port = next_port >= 65535 ? o.first_source_port : next_port + 1;
+      }
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
 }
 
 RoundTrip round_trip(const FabricIndex& f, PortRef sender, int dst, int dst_nic) {

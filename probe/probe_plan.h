@@ -41,11 +41,19 @@ Result<std::vector<int>> hosts_in_scope(const Blueprint& bp, const Scope& scope)
 struct ProbeTarget {
   int src_host = 0;
   std::string src_port;  // a back-end NIC port of src_host
-  int dst_host = 0;
+  int dst_host = 0;      // a host, or for a switch probe the switch
   int dst_nic = 0;
   std::string dst_address;
   std::vector<int> source_ports;  // one probe each
+  // A switch probe: addressed to the switch's loopback with this hop limit,
+  // answered by the switch's ICMPv6 port unreachable, which quotes the
+  // probe's trace up to and including the switch (kSwitchProbeHopLimit).
+  int hop_limit = 0;
 };
+
+// The hop limit of a switch probe: enough to reach any switch of the
+// fabric (a probe addressed to the switch is answered there, not expired).
+inline constexpr int kSwitchProbeHopLimit = 64;
 
 struct PlanOptions {
   int probes_per_pair = 3;      // k: probes per (port, destination), each its own source port
@@ -71,6 +79,19 @@ RoundTrip round_trip(const FabricIndex& fabric, PortRef sender, int dst, int dst
 // segment (falling back to what the fabric has).
 std::vector<ProbeTarget> initial_plan(const Blueprint& bp, const std::vector<int>& hosts,
                                       const PlanOptions& options = {});
+
+// Probes that witness switch-to-switch cables with no agent behind them
+// (hpnctl-probe(1), SWITCH PROBES): from one port behind each ToR in scope,
+// to the loopback of every aggregation switch the ToR is cabled to (the
+// ToR-aggregation cable, up) and of every core of the ToR's plane in the
+// pod (an aggregation-core cable, up, picked by the ToR's hash: `probes_per_pair`
+// source ports each). The switch answers each with an ICMPv6 port
+// unreachable quoting the probe's trace. Each ToR's list starts at another
+// switch (rotated by the ToR's place), so senders working at the same pace
+// reach different switches at any moment: the pace per switch is the
+// sender's rate.
+std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<int>& hosts,
+                                       const PlanOptions& options = {});
 
 // After a round: more source ports, within the bound, for the pairs leaving
 // each ToR in scope whose uplink group has a member not yet witnessed

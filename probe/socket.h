@@ -20,6 +20,20 @@ struct Endpoint {
   friend bool operator==(const Endpoint&, const Endpoint&) = default;
 };
 
+// An ICMPv6 error a switch sent back about one of our probes (RFC 4443):
+// Time Exceeded (type 3, code 0: its hop limit ran out there) or
+// Destination Unreachable, port unreachable (type 1, code 4: it was
+// addressed to the switch itself). Linux quotes the probe as it arrived,
+// Hop-by-Hop header and all, so the IOAM trace holds every switch up to
+// and including the one that answered.
+struct IcmpReport {
+  std::uint8_t type = 0;
+  std::uint8_t code = 0;
+  std::string reporter;  // the error's source address
+  friend bool operator==(const IcmpReport&, const IcmpReport&) = default;
+};
+inline constexpr std::uint8_t kIcmpTimeExceeded = 3, kIcmpUnreachable = 1, kIcmpPortUnreachable = 4;
+
 struct Datagram {
   // Send: the interface to leave by; it must have been open()ed with
   // local.port. Receive: the interface it arrived on.
@@ -32,6 +46,13 @@ struct Datagram {
   // (every socket carries the same pre-allocated trace).
   std::vector<std::byte> hop_by_hop;
   std::int64_t realtime_ns = 0;  // receive only: arrival, CLOCK_REALTIME
+  // Send only: the IPv6 hop limit, 0 for the system's default.
+  int hop_limit = 0;
+  // Receive only: set when this is a probe of ours quoted in an ICMPv6
+  // error. `payload` and `hop_by_hop` are then the quoted probe's, `remote`
+  // its source (this host), `local` its destination, `interface` the one
+  // the probe left by.
+  std::optional<IcmpReport> icmp;
 };
 
 class DatagramNetwork {

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -15,6 +16,7 @@
 #include <ctime>
 #include <set>
 
+#include "probe/byte_reader.h"
 #include "probe/payload.h"
 
 namespace hpn::probe {
@@ -62,6 +64,88 @@ UdpNetwork::UdpNetwork(std::vector<std::byte> hop_by_hop) : hop_by_hop_(std::mov
 
 UdpNetwork::~UdpNetwork() {
   for (const auto& s : sockets_) ::close(s.fd);
+  if (icmp_fd_ >= 0) ::close(icmp_fd_);
+}
+
+hpn::Status UdpNetwork::open_icmp() {
+  if (icmp_fd_ >= 0) return {};
+  const int fd = ::socket(AF_INET6, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMPV6);
+  if (fd < 0) {
+    const bool privilege = errno == EPERM || errno == EACCES;
+    return Error{"raw ICMPv6 socket (for hop-limited probes): " + errno_text() +
+                 (privilege ? " (needs root or CAP_NET_RAW)" : "")};
+  }
+  icmp6_filter filter{};
+  ICMP6_FILTER_SETBLOCKALL(&filter);
+  ICMP6_FILTER_SETPASS(kIcmpTimeExceeded, &filter);
+  ICMP6_FILTER_SETPASS(kIcmpUnreachable, &filter);
+  if (setsockopt(fd, IPPROTO_ICMPV6, ICMP6_FILTER, &filter, sizeof filter) != 0) {
+    const std::string why = errno_text();
+    ::close(fd);
+    return Error{"ICMP6_FILTER: " + why};
+  }
+  icmp_fd_ = fd;
+  return {};
+}
+
+std::optional<Datagram> quoted_probe(std::span<const std::byte> message, const std::string& reporter) {
+  ByteReader r(message);
+  const auto type = r.u8(), code = r.u8();
+  if (!type || !code || !r.skip(6)) return std::nullopt;
+  const bool expired = *type == kIcmpTimeExceeded && *code == 0;
+  const bool unreachable = *type == kIcmpUnreachable && *code == kIcmpPortUnreachable;
+  if (!expired && !unreachable) return std::nullopt;
+  // The invoking packet.
+  const auto version = r.u8();
+  if (!version || (*version >> 4) != 6 || !r.skip(5)) return std::nullopt;
+  auto next = r.u8();
+  if (!next || !r.skip(1)) return std::nullopt;
+  auto src = r.bytes(16), dst = r.bytes(16);
+  if (!src || !dst) return std::nullopt;
+  Datagram d;
+  if (*next == 0) {  // Hop-by-Hop
+    auto first = r.bytes(2);
+    if (!first) return std::nullopt;
+    const std::size_t length = (static_cast<std::size_t>((*first)[1]) + 1) * 8;
+    auto rest = r.bytes(length - 2);
+    if (!rest) return std::nullopt;
+    d.hop_by_hop.assign(first->begin(), first->end());
+    d.hop_by_hop.insert(d.hop_by_hop.end(), rest->begin(), rest->end());
+    next = static_cast<std::uint8_t>((*first)[0]);
+  }
+  if (*next != IPPROTO_UDP) return std::nullopt;
+  const auto sport = r.be16(), dport = r.be16(), udp_length = r.be16();
+  if (!sport || !dport || !udp_length || !r.skip(2) || *udp_length < 8) return std::nullopt;
+  const std::size_t want = std::min<std::size_t>(*udp_length - 8, r.remaining());
+  auto payload = r.bytes(want);
+  if (!payload) return std::nullopt;
+  d.payload.assign(payload->begin(), payload->end());
+  in6_addr a{}, b{};
+  std::memcpy(&a, src->data(), 16);
+  std::memcpy(&b, dst->data(), 16);
+  d.remote = {to_text(a), *sport};
+  d.local = {to_text(b), *dport};
+  d.icmp = IcmpReport{*type, *code, reporter};
+  return d;
+}
+
+std::optional<Datagram> UdpNetwork::read_icmp() {
+  std::vector<std::byte> buffer(kReceiveBuffer);
+  sockaddr_in6 from{};
+  socklen_t from_len = sizeof from;
+  const ssize_t n = ::recvfrom(icmp_fd_, buffer.data(), buffer.size(), 0, reinterpret_cast<sockaddr*>(&from), &from_len);
+  if (n <= 0) return std::nullopt;
+  auto d = quoted_probe(std::span<const std::byte>(buffer.data(), static_cast<std::size_t>(n)), to_text(from.sin6_addr));
+  if (!d) return std::nullopt;
+  // Ours only: the quoted probe left by one of our sockets.
+  for (const auto& s : sockets_) {
+    if (s.local.port == d->remote.port && (s.local.address == d->remote.address || s.local.address == "::")) {
+      d->interface = s.interface;
+      d->realtime_ns = realtime_now();
+      return d;
+    }
+  }
+  return std::nullopt;
 }
 
 hpn::Status UdpNetwork::open(const std::string& interface, const Endpoint& local) {
@@ -129,20 +213,34 @@ hpn::Status UdpNetwork::send(const Datagram& d) {
   msg.msg_iovlen = 1;
   // The source address, when the socket is bound to "::" (the listener,
   // answering from the address its probe was sent to).
-  alignas(cmsghdr) std::array<unsigned char, CMSG_SPACE(sizeof(in6_pktinfo))> control{};
+  alignas(cmsghdr) std::array<unsigned char, CMSG_SPACE(sizeof(in6_pktinfo)) + CMSG_SPACE(sizeof(int))> control{};
   auto source = parse_address(d.local.address);
   if (!source) return source.error();
+  std::size_t used = 0;
+  msg.msg_control = control.data();
+  msg.msg_controllen = control.size();
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
   if (!IN6_IS_ADDR_UNSPECIFIED(&*source)) {
-    msg.msg_control = control.data();
-    msg.msg_controllen = control.size();
-    cmsghdr* c = CMSG_FIRSTHDR(&msg);
     c->cmsg_level = IPPROTO_IPV6;
     c->cmsg_type = IPV6_PKTINFO;
     c->cmsg_len = CMSG_LEN(sizeof(in6_pktinfo));
     in6_pktinfo info{};
     info.ipi6_addr = *source;
     std::memcpy(CMSG_DATA(c), &info, sizeof info);
+    used += CMSG_SPACE(sizeof(in6_pktinfo));
+    c = CMSG_NXTHDR(&msg, c);
   }
+  // A hop-limited probe: it runs out at the switch `hop_limit` hops away.
+  if (d.hop_limit > 0) {
+    c->cmsg_level = IPPROTO_IPV6;
+    c->cmsg_type = IPV6_HOPLIMIT;
+    c->cmsg_len = CMSG_LEN(sizeof(int));
+    const int hops = d.hop_limit;
+    std::memcpy(CMSG_DATA(c), &hops, sizeof hops);
+    used += CMSG_SPACE(sizeof(int));
+  }
+  msg.msg_controllen = used;
+  if (used == 0) msg.msg_control = nullptr;
   if (::sendmsg(s.fd, &msg, 0) < 0) {
     return Error{fmt::format("send to [{}]:{} out of {}: {}", d.remote.address, d.remote.port, d.interface, errno_text())};
   }
@@ -151,14 +249,18 @@ hpn::Status UdpNetwork::send(const Datagram& d) {
 
 std::optional<Datagram> UdpNetwork::receive(std::int64_t timeout_ns) {
   std::vector<pollfd> fds;
-  fds.reserve(sockets_.size());
+  fds.reserve(sockets_.size() + 1);
   for (const auto& s : sockets_) fds.push_back({s.fd, POLLIN, 0});
+  if (icmp_fd_ >= 0) fds.push_back({icmp_fd_, POLLIN, 0});
   if (timeout_ns < 0) timeout_ns = 0;
   timespec timeout{static_cast<time_t>(timeout_ns / 1'000'000'000), static_cast<long>(timeout_ns % 1'000'000'000)};
   // EINTR (a signal) returns early on purpose: the caller checks its stop flag.
   if (::ppoll(fds.data(), fds.size(), &timeout, nullptr) <= 0) return std::nullopt;
-  for (std::size_t k = 0; k < fds.size(); ++k) {
-    const std::size_t i = (next_ + k) % fds.size();
+  if (icmp_fd_ >= 0 && (fds.back().revents & POLLIN) != 0) {
+    if (auto d = read_icmp()) return d;
+  }
+  for (std::size_t k = 0; k < sockets_.size(); ++k) {
+    const std::size_t i = (next_ + k) % sockets_.size();
     if ((fds[i].revents & POLLIN) == 0) continue;
     if (auto d = read_one(sockets_[i])) {
       next_ = i + 1;

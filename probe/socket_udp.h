@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,12 @@ class UdpNetwork final : public DatagramNetwork {
   hpn::Status send(const Datagram& datagram) override;
   std::optional<Datagram> receive(std::int64_t timeout_ns) override;
 
+  // Also hand up the ICMPv6 errors that quote our probes (hop-limited
+  // probes, probes to a switch): a raw ICMPv6 socket, which needs
+  // CAP_NET_RAW, passing Time Exceeded and Destination Unreachable only.
+  // An error whose quoted probe left by none of our sockets is dropped.
+  hpn::Status open_icmp();
+
  private:
   struct Socket {
     int fd = -1;
@@ -50,6 +57,7 @@ class UdpNetwork final : public DatagramNetwork {
     Endpoint local;
   };
   std::optional<Datagram> read_one(const Socket& socket);
+  std::optional<Datagram> read_icmp();
   std::string interface_name(int ifindex, const std::string& fallback);
 
   std::vector<std::byte> hop_by_hop_;
@@ -57,7 +65,22 @@ class UdpNetwork final : public DatagramNetwork {
   std::map<std::pair<std::string, std::uint16_t>, std::size_t> by_endpoint_;
   std::map<int, std::string> names_;  // ifindex -> name, cached
   std::size_t next_ = 0;              // round-robin start, so one busy socket cannot starve the rest
+  int icmp_fd_ = -1;
 };
+
+// The probe an ICMPv6 error message quotes (RFC 4443 §3.1, §3.3), as a
+// datagram: `icmp` set, `remote` the quoted source, `local` the quoted
+// destination, `hop_by_hop` and `payload` as quoted. `message` is the ICMPv6
+// message from its type on (what a raw ICMPv6 socket delivers). nullopt for
+// anything else: another type or code, a quoted packet that is not UDP, or
+// is cut short. Every byte is read through a ByteReader.
+//
+//    ICMPv6 header (8): type, code, checksum, unused
+//    IPv6 header (40):  version 6 ... next header, hop limit, source, destination
+//    Hop-by-Hop (8 x (len + 1)), optional: next header, len, options (the IOAM trace)
+//    UDP header (8):    source port, destination port, length, checksum
+//    payload:           the probe, as far as it is quoted
+std::optional<Datagram> quoted_probe(std::span<const std::byte> message, const std::string& reporter);
 
 // The address a probe leaves `interface` from: its first global-scope IPv6
 // address (not link-local, loopback or multicast), in the kernel's order.

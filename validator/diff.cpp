@@ -287,7 +287,11 @@ class Differ {
     switch (c.kind) {
       case CableKind::host_tor: return w_.probed_hosts.count(c.a_device) > 0;
       case CableKind::tor_agg: return probed_tors_.count(c.a_device) > 0;
-      case CableKind::agg_core: return w_.inter_pod && probed_pods_.count(bp_.devices[c.a_device].pod) > 0;
+      // Crossed by probes between pods, or reached up by switch probes to
+      // the core (which only witness the aggregation switch's direction).
+      case CableKind::agg_core:
+        return probed_pods_.count(bp_.devices[c.a_device].pod) > 0 &&
+               (w_.inter_pod || w_.probed_switches.count(c.z_device) > 0);
       case CableKind::frontend: return false;  // probes run on the back end
     }
     return false;
@@ -296,6 +300,10 @@ class Differ {
   // Enough traffic went through the cable's ECMP group, this way, that a
   // member nobody saw was not merely unlucky.
   bool group_says_enough(int cable, int direction) const {
+    // Within one pod no probe is hashed over an aggregation switch's core
+    // uplinks (switch probes to a core take the one uplink to it): their
+    // silence says nothing.
+    if (bp_.cables[cable].kind == CableKind::agg_core && !w_.inter_pod) return false;
     auto it = groups_.find({bp_.cables[cable].a_device, bp_.cables[cable].kind});
     if (it == groups_.end() || it->second.size() < 2) return false;
     int64_t total = 0;
@@ -400,10 +408,14 @@ class Differ {
                                         : ""));
         } else {
           ++coverage.unobserved;
+          const bool core_down = c.kind == CableKind::agg_core && !w_.inter_pod && dead == 1;
           add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
-              fmt::format("cable {} ({} -- {}) was seen one way only and too few probes went the "
-                          "other way ({} -> {}) to tell; probe it again{}", c.id, a, z, from, to,
-                          lldp_hint));
+              core_down ? fmt::format("cable {} ({} -- {}) was seen {} -> {} only: within one pod no probe "
+                                      "crosses a core downward; give the BGP or LLDP dumps of both ends "
+                                      "(--bgp, --lldp), or probe from another pod", c.id, a, z, to, from)
+                        : fmt::format("cable {} ({} -- {}) was seen one way only and too few probes went the "
+                                      "other way ({} -> {}) to tell; probe it again{}", c.id, a, z, from, to,
+                                      lldp_hint));
         }
       }
     }

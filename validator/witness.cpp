@@ -22,6 +22,7 @@ class Collector {
     if (dst < 0) w_.unknown_devices.insert(o.dst_device);
     if (src < 0 || dst < 0) return;
     const Blueprint& bp = f_.blueprint();
+    if (o.direction == "expired") return add_expired(o, src);
     w_.probed_hosts.insert(src);
     w_.probed_hosts.insert(dst);
     if (bp.devices[src].pod != bp.devices[dst].pod) w_.inter_pod = true;
@@ -47,6 +48,32 @@ class Collector {
   }
 
  private:
+  // A probe a switch quoted in an ICMPv6 error: every link from the
+  // sender's port to the switch that answered (its last hop); nothing comes
+  // back through the fabric with a trace, so only these directions are
+  // witnessed, and nothing is expected of any cable when it is lost.
+  void add_expired(const probe::Observation& o, int src) {
+    w_.probed_hosts.insert(src);
+    if (!o.received) {
+      ++w_.lost;
+      return;
+    }
+    ++w_.received;
+    ++w_.expired;
+    if (const int dst = f_.device_by_name(o.dst_device); dst >= 0 && f_.blueprint().devices[dst].role != Role::host) {
+      w_.probed_switches.insert(dst);
+    }
+    PortRef out{src, f_.port_by_name(src, o.src_port)};
+    for (const auto& hop : o.hops) {
+      int device = hop.node_id < 0 ? -1 : f_.device_by_node_id(hop.node_id);
+      PortRef in{device, f_.port_by_id(device, hop.ingress_if)};
+      link(out, in);
+      // The switch that answered wrote no egress: the trace ends there.
+      if (hop.egress_if < 0) return;
+      out = {device, f_.port_by_id(device, hop.egress_if)};
+    }
+  }
+
   // A probe as its receiver saw it: every link of its path but the first
   // (only the sender knows which port it left from).
   void add_as_receiver(const probe::Observation& o) {

@@ -51,8 +51,10 @@ struct Witnesses {
   std::map<std::pair<PortRef, PortRef>, int64_t> unplanned;  // directed links the plan does not have
   std::vector<bool> device_seen;                           // a device on some witnessed link
   std::set<int> probed_hosts;                              // senders and receivers
+  std::set<int> probed_switches;                           // switches that answered a switch probe
   bool inter_pod = false;                                  // some probe was meant to cross pods
   int64_t observations = 0, received = 0, lost = 0;
+  int64_t expired = 0;  // of received: hop-limited probes quoted by the switch where they ran out
   int64_t unreadable_hops = 0;  // links not decided: unknown node or port ID, or an empty record
   std::set<std::string> unknown_devices;                   // sender or receiver names not in the plan
   std::set<int> lldp_devices;                              // devices whose LLDP neighbour dump was read

@@ -159,3 +159,53 @@ TEST_CASE("probe/plan: merge_round keeps every port in the plan and hands back o
   CHECK(plan[0].source_ports.size() == 5);
   CHECK(probe::merge_round(plan, more).empty());  // nothing new the second time
 }
+
+TEST_CASE("probe/plan: switch probes go from one port behind each ToR to its aggregation switches and its plane's cores",
+          "[probe][plan]") {
+  LabFixture lab;
+  const Blueprint& bp = lab.bp();
+  std::vector<int> hosts;
+  for (size_t d = 0; d < bp.devices.size(); ++d) {
+    if (bp.devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
+  }
+  const auto plan = probe::switch_probes(bp, hosts);
+  // Expected from the cables: per ToR, its uplinks' aggregation switches,
+  // and the cores those are cabled to.
+  std::map<int, std::set<int>> want;  // ToR -> switches
+  for (const auto& c : bp.cables) {
+    if (c.kind == CableKind::tor_agg) want[c.a_device].insert(c.z_device);
+  }
+  for (auto& [tor, switches] : want) {
+    std::set<int> cores;
+    for (const auto& c : bp.cables) {
+      if (c.kind == CableKind::agg_core && switches.count(c.a_device)) cores.insert(c.z_device);
+    }
+    switches.insert(cores.begin(), cores.end());
+  }
+  std::map<int, std::set<int>> got;
+  std::map<int, std::vector<int>> order;  // ToR -> switches in plan order
+  std::set<int> ports;
+  for (const auto& t : plan) {
+    CHECK(t.hop_limit == probe::kSwitchProbeHopLimit);
+    const int port = lab.fabric->port_by_name(t.src_host, t.src_port);
+    const int tor = lab.fabric->far_end({t.src_host, port}).device;
+    got[tor].insert(t.dst_host);
+    order[tor].push_back(t.dst_host);
+    // The switch's loopback, one source port to an aggregation switch, k to a core.
+    const Role role = bp.devices[t.dst_host].role;
+    CHECK(t.source_ports.size() == (role == Role::agg ? 1u : 3u));
+    bool loopback = false;
+    for (const auto& i : bp.interfaces) loopback = loopback || (i.device == t.dst_host && i.purpose == "loopback" && i.ipv6 == t.dst_address);
+    CHECK(loopback);
+    for (int sp : t.source_ports) CHECK(ports.insert(sp).second);
+  }
+  CHECK(got == want);
+  // Each ToR's list starts elsewhere, so senders at one pace reach different switches at once.
+  std::set<int> firsts;
+  for (const auto& [tor, list] : order) firsts.insert(list.front());
+  CHECK(firsts.size() > 1);
+  // 8 ToRs x (4 aggregation switches + 2 cores x 3).
+  size_t probes = 0;
+  for (const auto& t : plan) probes += t.source_ports.size();
+  CHECK(probes == 8 * (4 + 2 * 3));
+}

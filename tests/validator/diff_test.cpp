@@ -238,3 +238,44 @@ TEST_CASE("validator/diff: one plan's observations checked against another plan 
   CHECK(r.summary.cables_in_scope > 0);
   CHECK(r.summary.cables_verified < r.summary.cables_in_scope);
 }
+
+TEST_CASE("validator/diff: an expired probe witnesses each cable up to the switch that answered, one way") {
+  LabFixture lab;
+  const Blueprint& bp = lab.plan.blueprint;
+  const int host = lab.fabric->device_by_name("host-p0-s00-h000");
+  const int port = lab.fabric->port_by_name(host, "nic1p1");
+  const PortRef tor = lab.fabric->far_end({host, port});
+  // The ToR's first uplink, to its aggregation switch.
+  PortRef up, agg;
+  for (size_t i = 0; i < bp.panels[bp.devices[tor.device].panel].ports.size() && !agg.valid(); ++i) {
+    const PortRef p{tor.device, static_cast<int>(i)};
+    const CableEnd e = lab.fabric->cable_at(p);
+    if (e.cable >= 0 && bp.cables[e.cable].kind == CableKind::tor_agg) {
+      up = p;
+      agg = lab.fabric->far_end(p);
+    }
+  }
+  probe::Observation o;
+  o.run = "r";
+  o.direction = "expired";
+  o.src_device = bp.devices[host].name;
+  o.src_port = "nic1p1";
+  o.dst_device = bp.devices[agg.device].name;
+  o.received = true;
+  o.hop_limit = 64;
+  o.reporter = "fd48:5050::5";
+  o.hops = {{bp.devices[tor.device].node_id, lab.fabric->port(tor).port_id, lab.fabric->port(up).port_id, 63},
+            {bp.devices[agg.device].node_id, lab.fabric->port(agg).port_id, -1, 62}};
+  const auto w = validator::collect_witnesses(*lab.fabric, {o});
+  CHECK(w.expired == 1);
+  CHECK(w.unreadable_hops == 0);
+  CHECK(w.probed_switches == std::set<int>{agg.device});
+  const int host_cable = lab.fabric->cable_at({host, port}).cable, uplink = lab.fabric->cable_at(up).cable;
+  CHECK(w.cables[host_cable].dir[0].received == 1);  // host -> ToR
+  CHECK(w.cables[host_cable].dir[1].received == 0);
+  CHECK(w.cables[uplink].dir[0].received == 1);      // ToR -> aggregation switch
+  CHECK(w.cables[uplink].dir[1].received == 0);
+  // Nothing is expected back: no probe counts as sent on any cable.
+  for (const auto& c : w.cables) CHECK(c.dir[0].sent + c.dir[1].sent == 0);
+  CHECK(w.unplanned.empty());
+}
