@@ -163,7 +163,11 @@ Status add_bgp_witnesses(const FabricIndex& f, const std::vector<BgpDump>& dumps
         ++w.unreadable_hops;
         continue;
       }
-      if (peer.empty() && !s.established()) continue;  // heard nothing: its silence is the evidence
+      // Heard nothing: its silence is the evidence. An Idle session hears
+      // nothing now whatever addresses it shows: bgpd keeps the last
+      // connection's (hostForeign) after its link went dark, and rests in
+      // Idle ("Waiting for NHT") until the interface is back.
+      if (!s.established() && (peer.empty() || s.state == "Idle")) continue;
       ++w.received;
       PortRef far;
       if (auto it = local.find(peer); it != local.end()) {

@@ -63,7 +63,8 @@ Result<BgpDump> read_bgp_dump(std::string_view argument);
 // ID in the address, lab_topology.h), else by host name for the device
 // alone, which is not enough to place a link and is counted unreadable.
 // An established session is a link seen both ways; a port that learned its
-// peer's address hears the peer; a cable whose two devices' dumps were both
+// peer's address hears the peer, unless its session is Idle (a dark link's
+// session keeps its last addresses); a cable whose two devices' dumps were both
 // read was listened to both ways, so each direction's silence is evidence.
 // Errors (input errors): a dump's device is not in the blueprint, or two
 // dumps are of one device.

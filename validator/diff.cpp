@@ -304,6 +304,9 @@ class Differ {
     // uplinks (switch probes to a core take the one uplink to it): their
     // silence says nothing.
     if (bp_.cables[cable].kind == CableKind::agg_core && !w_.inter_pod) return false;
+    // Down from a core the port is the rule's, chosen by the in-port and
+    // the pod (HPN §7), not hashed over the group: silence says nothing.
+    if (bp_.cables[cable].kind == CableKind::agg_core && direction == 1) return false;
     auto it = groups_.find({bp_.cables[cable].a_device, bp_.cables[cable].kind});
     if (it == groups_.end() || it->second.size() < 2) return false;
     int64_t total = 0;

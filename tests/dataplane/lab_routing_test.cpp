@@ -9,8 +9,13 @@
 #include <set>
 #include <thread>
 
+#include "dataplane/frr.h"
+#include "dataplane/lab_verify.h"
 #include "planner/plan_fixture.h"
 #include "running_lab.h"
+#include "validator/bgp.h"
+#include "validator/diff.h"
+#include "validator/witness.h"
 
 using namespace hpn;
 using namespace hpn::lab;
@@ -262,4 +267,61 @@ TEST_CASE("dataplane/lab (root): two pods joined by the core: each cross-pod hop
   CHECK(crossings == 4 * 2 * 24);
   // Source ports spread the probes over many cores and in-ports.
   CHECK(pairs.size() >= 8);
+}
+
+TEST_CASE("dataplane/lab (root): a core that stops following its rules is named, and nothing else",
+          "[dataplane][lab][root][frr]") {
+  if (!lab_possible()) return;
+  static const Plan plan = plan_of_file("examples/lab-2pod.yaml");
+  const Blueprint& bp = plan.blueprint;
+  auto wiring = parse_wiring(cabling_csv(bp), "planned.csv", bp);
+  REQUIRE(wiring);
+  RunningLab lab(wiring.value(), bp);
+  // core-1-00 forgets the rule of its in-port etp2 (from pod 0): what
+  // arrives there for pod 1 is hashed over pod 1's group instead.
+  const std::string core = lab.netns("core-1-00");
+  auto removed = run_in_namespace(core, {kVtysh, "-N", core, "-c", "configure terminal", "-c", "interface etp2",
+                                         "-c", "no pbr-policy CORE-IN-etp2"},
+                                  std::chrono::seconds(10));
+  REQUIRE(removed);
+  REQUIRE(removed->exit_code == 0);
+  auto rules = lab.ops.rules(core);
+  REQUIRE(rules);
+  CHECK(std::none_of(rules->begin(), rules->end(), [](const RuleState& r) { return r.iif == "etp2"; }));
+  // Probe the lab as verify --lab does, and diff.
+  auto status = lab_status(lab.state_path, lab.ops);
+  REQUIRE(status);
+  REQUIRE(status->has_value());
+  LabProbeOptions options;
+  options.hpnctl = HPNCTL_BINARY;
+  // The agents run as nobody: their directory must be one nobody can reach.
+  options.work_dir = (std::filesystem::temp_directory_path() / fmt::format("hpnctl-core-test-{}", getpid())).string();
+  auto seen = probe_lab(bp, lab.state, status_json(**status).dump(), options);
+  std::error_code ec;
+  std::filesystem::remove_all(options.work_dir, ec);
+  INFO((seen ? "" : seen.error().message));
+  REQUIRE(seen);
+  // With the switches' own sessions, as verify --lab reads them.
+  std::vector<validator::BgpDump> dumps;
+  for (const auto& d : (*status)->devices) {
+    if (d.sessions.empty()) continue;
+    validator::BgpDump dump{d.recorded.name, false, d.recorded.name, {}};
+    for (const auto& st : d.sessions) dump.sessions.push_back(st.bgp);
+    dumps.push_back(std::move(dump));
+  }
+  FabricIndex fabric(bp);
+  auto witnesses = validator::collect_witnesses(fabric, *seen);
+  REQUIRE(validator::add_bgp_witnesses(fabric, dumps, witnesses));
+  auto report = validator::diff(fabric, witnesses);
+  std::vector<const validator::Finding*> faults;
+  for (const auto& f : report.findings) {
+    if (f.severity != "info") faults.push_back(&f);
+  }
+  INFO(faults.size());
+  REQUIRE_FALSE(faults.empty());
+  for (const auto* f : faults) {
+    INFO(f->message);
+    CHECK(f->kind == "core-rule-violation");
+    CHECK(f->expected.starts_with("core-1-00: in etp2 for pod 1 -> out etp6 (core-rules.csv row "));
+  }
 }

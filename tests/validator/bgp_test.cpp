@@ -184,6 +184,33 @@ TEST_CASE("validator/bgp: neither end hearing the other is missing, and the sess
   CHECK(r.findings[0].message.find("BGP runs at both ends and neither hears the other") != std::string::npos);
 }
 
+// What bgpd shows of a session whose link went dark after it was up (read
+// from the lab's bgpd): Idle, the last connection's addresses kept.
+json gone_dark(const LabFixture& lab, const Port& here, const Port& peer) {
+  json s = established(lab, here, peer);
+  s["bgpState"] = "Idle";
+  s["lastResetDueTo"] = "Waiting for NHT";
+  s["connectionsEstablished"] = 1;
+  s["connectionsDropped"] = 1;
+  return s;
+}
+
+TEST_CASE("validator/bgp: a link gone dark after its session was up is missing, though bgpd keeps its addresses",
+          "[validator][bgp]") {
+  LabFixture lab;
+  const Port tor{"tor-p0-s01-r2b", "etp5"};
+  const int t = lab.fabric->device_by_name(tor.device);
+  const PortRef far = lab.fabric->far_end({t, lab.fabric->port_by_name(t, tor.port)});
+  const Port agg{lab.plan.blueprint.devices[far.device].name, lab.fabric->port(far).name};
+  const auto r = diff_bgp(lab, planned(lab, [&](std::map<std::string, json>& d) {
+    d[tor.device][tor.port] = gone_dark(lab, tor, agg);
+    d[agg.device][agg.port] = gone_dark(lab, agg, tor);
+  }));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "missing");
+  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{cable_id(lab, tor.device, tor.port)});
+}
+
 TEST_CASE("validator/bgp: two uplinks exchanged are one swapped finding, found from the sessions' addresses",
           "[validator][bgp]") {
   LabFixture lab;

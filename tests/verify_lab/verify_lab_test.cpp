@@ -9,108 +9,13 @@
 #include <set>
 #include <sstream>
 
-#include "blueprint/csv.h"
-#include "test_util.h"
+#include "lab_verify.h"
 
 namespace {
 
-using hpn::test::TempDir;
-using Row = std::map<std::string, std::string>;
-
-struct Sheet {
-  std::vector<std::string> header;
-  std::vector<Row> rows;
-
-  Row& row(const std::string& a_device, const std::string& a_port) {
-    for (auto& r : rows) {
-      if (r["a_device"] == a_device && r["a_port"] == a_port) return r;
-    }
-    FAIL("no cable from " << a_device << ":" << a_port);
-    return rows.front();
-  }
-  std::string text() const {
-    std::string out;
-    for (size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + header[i];
-    out += "\n";
-    for (const auto& r : rows) {
-      for (size_t i = 0; i < header.size(); ++i) out += (i ? "," : "") + (r.count(header[i]) ? r.at(header[i]) : "");
-      out += "\n";
-    }
-    return out;
-  }
-};
-
-class LabVerify {
- public:
-  LabVerify() {
-    auto r = hpn::test::run_hpnctl("plan '" + hpn::test::source_path("examples/lab-pod.yaml").string() + "' -q -o plan",
-                                   dir_.path());
-    REQUIRE(r.exit_code == 0);
-    std::istringstream in(hpn::test::read_file(dir_ / "plan" / "cabling.csv"));
-    std::string line;
-    std::vector<std::string> fields;
-    std::getline(in, line);
-    REQUIRE(hpn::parse_csv_line(line, sheet_.header));
-    sheet_.header.push_back("fault");
-    while (std::getline(in, line)) {
-      REQUIRE(hpn::parse_csv_line(line, fields));
-      Row row;
-      for (size_t i = 0; i < fields.size(); ++i) row[sheet_.header[i]] = fields[i];
-      sheet_.rows.push_back(row);
-    }
-  }
-
-  Sheet& sheet() { return sheet_; }
-  const TempDir& dir() const { return dir_; }
-  hpn::test::RunResult hpnctl(const std::string& args) const { return hpn::test::run_hpnctl(args, dir_.path()); }
-
-  // The plan's lab, up for the guard's lifetime.
-  class Up {
-   public:
-    explicit Up(const LabVerify& lab) : lab_(lab) { REQUIRE(lab.hpnctl("lab up --blueprint plan").exit_code == 0); }
-    ~Up() { lab_.hpnctl("lab down"); }
-    Up(const Up&) = delete;
-    Up& operator=(const Up&) = delete;
-
-   private:
-    const LabVerify& lab_;
-  };
-
-  // Runs verify --lab on the sheet as it now is; the JSON report.
-  nlohmann::json run(int expect_exit) {
-    hpn::test::write_file(dir_ / "wiring.csv", sheet_.text());
-    auto r = hpn::test::run_hpnctl("verify --lab --blueprint plan --wiring wiring.csv --format json", dir_.path());
-    INFO(r.err);
-    REQUIRE(r.exit_code == expect_exit);
-    return nlohmann::json::parse(r.out);
-  }
-
-  static bool usable() {
-    if (geteuid() != 0) {
-      WARN("skipped: verify --lab needs root (network namespaces)");
-      return false;
-    }
-    if (std::system("ip netns list >/dev/null 2>&1") != 0) {
-      WARN("skipped: network namespaces are not available here");
-      return false;
-    }
-    return true;
-  }
-
- private:
-  TempDir dir_;
-  Sheet sheet_;
-};
-
-void check_one(const nlohmann::json& report, const std::string& kind, std::set<std::string> cables) {
-  INFO(report.dump(2));
-  REQUIRE(report["findings"].size() == 1);
-  const auto& f = report["findings"][0];
-  CHECK(f["kind"] == kind);
-  std::set<std::string> got;
-  for (const auto& c : f["cables"]) got.insert(c.get<std::string>());
-  CHECK(got == cables);
-}
+using hpn::test::LabVerify;
+using hpn::test::Row;
+using hpn::test::check_one;
 
 }  // namespace
 
@@ -189,6 +94,19 @@ TEST_CASE("verify/lab: both ports of a NIC on the same ToR") {
   a["z_device"] = "tor-p0-s00-r1a";
   a["z_port"] = "etp9";
   check_one(lab.run(1), "plane-violation", {a["cable_id"]});
+}
+
+TEST_CASE("verify/lab: one pod, an aggregation uplink moved to the other plane's core") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  // core-2-00:etp5 waits for pod 1's first plane-2 uplink; no probe of one
+  // pod crosses the core, BGP over the cable finds it.
+  auto& a = lab.sheet().row("agg-p0-1-01", "etp7");
+  a["z_device"] = "core-2-00";
+  a["z_port"] = "etp5";
+  auto report = lab.run(1);
+  check_one(report, "plane-violation", {a["cable_id"]});
+  CHECK(report["findings"][0]["observed"] == "agg-p0-1-01:etp7 -- core-2-00:etp5");
 }
 
 TEST_CASE("verify/lab: lab ping shows one probe's hops by the blueprint's names") {
