@@ -291,13 +291,11 @@ std::uint64_t snmp6(const std::string& netns, const std::string& counter) {
 TEST_CASE("agent/flood: a listener keeps answering real probes through garbage, forgeries and replays",
           "[agent][netns][flood]") {
   if (geteuid() != 0) {
-    WARN("skipped: needs root for network namespaces and raw sockets");
-    return;
+    hpn::test::skip("needs root for network namespaces and raw sockets");
   }
   Pair pair;
   if (!pair.ready) {
-    WARN("skipped: could not build the network namespaces");
-    return;
+    hpn::test::skip("could not build the network namespaces");
   }
   hpn::test::TempDir dir;
   passwd* pw = getpwnam("nobody");

@@ -177,8 +177,7 @@ hpn::test::RunResult run_in(const std::string& netns, const std::vector<std::str
 bool can_run() {
   if (geteuid() != 0 || !std::ifstream("/proc/sys/net/ipv6/ioam6_id") ||
       std::system("ip ioam namespace show >/dev/null 2>&1") != 0) {
-    WARN("skipped: needs root, a kernel with IPv6 IOAM and iproute2 `ip ioam`");
-    return false;
+    hpn::test::skip("needs root, a kernel with IPv6 IOAM and iproute2 `ip ioam`");
   }
   return true;
 }
@@ -235,8 +234,7 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
   if (!can_run()) return;
   Lab lab;
   if (!lab.ready) {
-    WARN("skipped: could not build the network namespaces");
-    return;
+    hpn::test::skip("could not build the network namespaces");
   }
   hpn::test::TempDir dir;
   agent_key_and_dir(dir);
@@ -322,8 +320,7 @@ TEST_CASE("agent/netns: with nobody listening every probe is lost, within the ti
   if (!can_run()) return;
   Lab lab;
   if (!lab.ready) {
-    WARN("skipped: could not build the network namespaces");
-    return;
+    hpn::test::skip("could not build the network namespaces");
   }
   hpn::test::TempDir dir;
   agent_key_and_dir(dir);
@@ -357,8 +354,7 @@ TEST_CASE("agent/netns: a missing interface or a bad argument is refused with th
   if (!can_run()) return;
   Lab lab;
   if (!lab.ready) {
-    WARN("skipped: could not build the network namespaces");
-    return;
+    hpn::test::skip("could not build the network namespaces");
   }
   hpn::test::TempDir dir;
   agent_key_and_dir(dir);
@@ -393,8 +389,7 @@ TEST_CASE("agent/netns: a listener with another key or of another run answers no
   if (!can_run()) return;
   Lab lab;
   if (!lab.ready) {
-    WARN("skipped: could not build the network namespaces");
-    return;
+    hpn::test::skip("could not build the network namespaces");
   }
   struct Case {
     const char* what;

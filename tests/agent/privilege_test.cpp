@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include "test_util.h"
 
 namespace {
 
@@ -42,8 +43,7 @@ std::pair<int, std::string> in_child(const std::function<int(std::string&)>& bod
 
 bool root() {
   if (geteuid() != 0) {
-    WARN("skipped: the privilege drop needs root to start from");
-    return false;
+    hpn::test::skip("the privilege drop needs root to start from");
   }
   return true;
 }

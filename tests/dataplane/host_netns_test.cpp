@@ -17,6 +17,7 @@
 
 #include "dataplane/netns.h"
 #include "host_fixture.h"
+#include "test_util.h"
 
 namespace {
 
@@ -111,11 +112,8 @@ bool kernel_has_bonding(std::string& why) {
   return r.rc == 0;
 }
 
-#define NEED_ROOT()                                                        \
-  if (geteuid() != 0) {                                                    \
-    WARN("skipped: needs root (network namespaces, veth pairs, netlink)"); \
-    return;                                                                \
-  }
+#define NEED_ROOT() \
+  if (geteuid() != 0) hpn::test::skip("needs root (network namespaces, veth pairs, netlink)")
 
 json find_addr(const json& addrs, const std::string& ifname) {
   for (const auto& a : addrs) {
@@ -217,8 +215,7 @@ TEST_CASE("host apply on a kernel without bonding: a clear error at the bond ste
   NEED_ROOT();
   std::string why;
   if (kernel_has_bonding(why)) {
-    WARN("skipped: this kernel has bonding, so the bond step does not fail");
-    return;
+    hpn::test::skip("this kernel has bonding, so the bond step does not fail");
   }
   HostLab lab;
   REQUIRE(lab.ok);
@@ -242,8 +239,7 @@ TEST_CASE("host apply makes real bonds where the kernel has bonding", "[host][ne
   NEED_ROOT();
   std::string why;
   if (!kernel_has_bonding(why)) {
-    WARN("skipped: this kernel has no bonding (ip link add type bond: " << why << ")");
-    return;
+    hpn::test::skip(std::string("this kernel has no bonding (ip link add type bond: ") + why + ")");
   }
   HostLab lab;
   REQUIRE(lab.ok);
@@ -356,8 +352,7 @@ TEST_CASE("host apply pins the gateways' MACs the profile gives as permanent nei
 TEST_CASE("host announce: one gratuitous ARP and one NA arrive on each member's peer, checked by tshark", "[host][netns]") {
   NEED_ROOT();
   if (sh("command -v tshark").rc != 0) {
-    WARN("skipped: needs tshark");
-    return;
+    hpn::test::skip("needs tshark");
   }
   HostLab lab;
   REQUIRE(lab.ok);

@@ -60,8 +60,7 @@ TEST_CASE("dataplane/cli: bad arguments exit 2, missing privileges 3", "[datapla
   r = test::run_hpnctl("lab", plan.dir.path());
   CHECK(r.exit_code == 2);
   if (geteuid() != 0 || std::system("command -v setpriv >/dev/null 2>&1") != 0) {
-    WARN("not checked: exit 3 without root (needs root to drop it, and setpriv)");
-    return;
+    hpn::test::skip("exit 3 without root (needs root to drop it, and setpriv)");
   }
   std::filesystem::permissions(plan.dir.path(), std::filesystem::perms::all);
   test::write_file(plan.dir / "bad.csv", "a_device,a_port,z_device,z_port\nx,y,z,w\n");
@@ -84,12 +83,10 @@ TEST_CASE("dataplane/cli: bad arguments exit 2, missing privileges 3", "[datapla
 
 TEST_CASE("dataplane/cli (root): lab up, status, a second up refused, down", "[dataplane][cli][root]") {
   if (geteuid() != 0) {
-    WARN("skipped: the lab needs root");
-    return;
+    hpn::test::skip("the lab needs root");
   }
   if (std::filesystem::exists(lab::kDefaultLabState)) {
-    WARN("skipped: a lab of this machine is up (" << lab::kDefaultLabState << "); not touching it");
-    return;
+    hpn::test::skip(std::string("a lab of this machine is up (") + lab::kDefaultLabState + "); not touching it");
   }
   PlannedLab plan;
   auto r = test::run_hpnctl("lab up --blueprint plan", plan.dir.path());

@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include "running_lab.h"
+#include "test_util.h"
 
 using namespace hpn;
 using namespace hpn::lab;
@@ -45,8 +46,7 @@ TEST_CASE("dataplane/lab (root): probes between segments follow the planned cabl
 
   SECTION("tshark decodes the same hops from the captured packets") {
     if (std::system("command -v tshark >/dev/null 2>&1") != 0) {
-      WARN("skipped: tshark not installed");
-      return;
+      hpn::test::skip("tshark not installed");
     }
     TempDir dir;
     const std::string pcap = (dir / "lab-probes.pcap").string();
@@ -111,8 +111,7 @@ TEST_CASE("dataplane/lab (root): probes between segments follow the planned cabl
         "jsonschema.Draft202012Validator(s).validate(json.load(open(sys.argv[2])))' '{}' '{}' 2>&1",
         source_path("schemas/lab-status.schema.json").string(), (dir / "status.json").string());
     if (std::system("/usr/bin/python3 -c 'import jsonschema' 2>/dev/null") != 0) {
-      WARN("skipped: /usr/bin/python3 has no jsonschema (Debian python3-jsonschema)");
-      return;
+      hpn::test::skip("/usr/bin/python3 has no jsonschema (Debian python3-jsonschema)");
     }
     CHECK(run(check + "; echo exit=$?") == "exit=0\n");
   }

@@ -23,17 +23,14 @@ using namespace hpn::lab;
 
 inline bool lab_possible() {
   if (geteuid() != 0) {
-    WARN("skipped: the lab needs root (network namespaces, veth pairs)");
-    return false;
+    hpn::test::skip("the lab needs root (network namespaces, veth pairs)");
   }
   if (!std::ifstream("/proc/sys/net/ipv6/ioam6_id")) {
-    WARN("skipped: this kernel has no IPv6 IOAM (net.ipv6.ioam6_id)");
-    return false;
+    hpn::test::skip("this kernel has no IPv6 IOAM (net.ipv6.ioam6_id)");
   }
   const std::string probe = fmt::format("hpn-test-{}", getpid());
   if (!create_named_netns(probe)) {
-    WARN("skipped: cannot create network namespaces here");
-    return false;
+    hpn::test::skip("cannot create network namespaces here");
   }
   (void)delete_named_netns(probe);
   return true;

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "probe/ioam_trace.h"
+#include "test_util.h"
 
 using namespace hpn::probe;
 
@@ -102,13 +103,11 @@ TEST_CASE("probe/ioam: Linux routers stamp the probe and the decoder reads them 
           "[probe][ioam][kernel]") {
   if (geteuid() != 0 || !std::ifstream("/proc/sys/net/ipv6/ioam6_id") ||
       std::system("ip ioam namespace show >/dev/null 2>&1") != 0) {
-    WARN("skipped: needs root, a kernel with IPv6 IOAM and iproute2 `ip ioam`");
-    return;
+    hpn::test::skip("needs root, a kernel with IPv6 IOAM and iproute2 `ip ioam`");
   }
   Lab lab;
   if (!lab.ready) {
-    WARN("skipped: could not build the network namespaces");
-    return;
+    hpn::test::skip("could not build the network namespaces");
   }
   const int rx = socket_in(lab.ns("h2"));
   const int tx = socket_in(lab.ns("h1"));

@@ -12,6 +12,7 @@
 
 #include "ipv6_packet.h"
 #include "probe/ioam_trace.h"
+#include "test_util.h"
 
 using namespace hpn::probe;
 
@@ -75,8 +76,7 @@ std::vector<std::vector<unsigned long>> parse_columns(const std::string& line) {
 
 TEST_CASE("probe/ioam: tshark reads the same IOAM hops as the decoder", "[probe][ioam][tshark]") {
   if (std::system("command -v tshark >/dev/null 2>&1") != 0) {
-    WARN("skipped: tshark not installed");
-    return;
+    hpn::test::skip("tshark not installed");
   }
   IoamTraceRequest req;
   req.namespace_id = 123;

@@ -9,6 +9,7 @@
 #include "planner/profile_json.h"
 #include "planner/profile_output.h"
 #include "profile_fixture.h"
+#include "test_util.h"
 
 namespace {
 
@@ -53,8 +54,7 @@ TEST_CASE("profile/formats: systemd-networkd's own parser accepts every file, in
     write_files(networkd_files(profile), dir.path());
     Ran r = run("'" + kTestDir + "/networkd_parse.sh' '" + (dir / "networkd").string() + "'");
     if (r.exit_code == 77) {
-      WARN("skipped: systemd-networkd cannot run here: " << r.out);
-      return;
+      hpn::test::skip(std::string("systemd-networkd cannot run here: ") + r.out);
     }
     INFO(mode << ":\n" << r.out << r.err);
     CHECK(r.exit_code == 0);
@@ -74,8 +74,7 @@ TEST_CASE("profile/formats: the networkd check does report a key networkd does n
   write_files(files, dir.path());
   Ran r = run("'" + kTestDir + "/networkd_parse.sh' '" + (dir / "networkd").string() + "'");
   if (r.exit_code == 77) {
-    WARN("skipped: systemd-networkd cannot run here: " << r.out);
-    return;
+    hpn::test::skip(std::string("systemd-networkd cannot run here: ") + r.out);
   }
   CHECK(r.exit_code == 1);
   CHECK_THAT(r.out, Catch::Contains("10-bond1.netdev") && Catch::Contains("Unknown key 'ARPIPTarget'"));
@@ -84,8 +83,7 @@ TEST_CASE("profile/formats: the networkd check does report a key networkd does n
 
 TEST_CASE("profile/formats: netplan generate accepts the YAML and renders both ToR gateways") {
   if (run("command -v netplan").exit_code != 0) {
-    WARN("skipped: netplan is not installed (Debian package netplan.io)");
-    return;
+    hpn::test::skip("netplan is not installed (Debian package netplan.io)");
   }
   for (const auto& [mode, profile] : profiles_in_every_mode()) {
     INFO(mode);

@@ -89,12 +89,10 @@ class LabVerify {
 
   static bool usable() {
     if (geteuid() != 0) {
-      WARN("skipped: verify --lab needs root (network namespaces)");
-      return false;
+      hpn::test::skip("verify --lab needs root (network namespaces)");
     }
     if (std::system("ip netns list >/dev/null 2>&1") != 0) {
-      WARN("skipped: network namespaces are not available here");
-      return false;
+      hpn::test::skip("network namespaces are not available here");
     }
     return true;
   }

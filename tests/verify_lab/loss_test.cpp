@@ -30,12 +30,10 @@ std::string shell(const std::string& command) {
 
 bool usable() {
   if (geteuid() != 0) {
-    WARN("skipped: the lab needs root (network namespaces)");
-    return false;
+    hpn::test::skip("the lab needs root (network namespaces)");
   }
   if (std::system("ip netns list >/dev/null 2>&1") != 0) {
-    WARN("skipped: network namespaces are not available here");
-    return false;
+    hpn::test::skip("network namespaces are not available here");
   }
   return true;
 }

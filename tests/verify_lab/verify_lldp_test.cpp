@@ -32,21 +32,17 @@ using json = nlohmann::json;
 
 bool lldpd_usable() {
   if (geteuid() != 0) {
-    WARN("skipped: lldpd in lab namespaces needs root");
-    return false;
+    hpn::test::skip("lldpd in lab namespaces needs root");
   }
   if (std::system("ip netns list >/dev/null 2>&1") != 0) {
-    WARN("skipped: network namespaces are not available here");
-    return false;
+    hpn::test::skip("network namespaces are not available here");
   }
   if (std::system("lldpd -v >/dev/null 2>&1") != 0 || std::system("lldpcli -v >/dev/null 2>&1") != 0) {
-    WARN("skipped: lldpd is not installed (Debian package lldpd)");
-    return false;
+    hpn::test::skip("lldpd is not installed (Debian package lldpd)");
   }
   // lldpd drops privileges to this user and chroots into /run/lldpd.
   if (std::system("getent passwd _lldpd >/dev/null") != 0) {
-    WARN("skipped: no _lldpd user for lldpd's privilege separation (install the lldpd package)");
-    return false;
+    hpn::test::skip("no _lldpd user for lldpd's privilege separation (install the lldpd package)");
   }
   return true;
 }
