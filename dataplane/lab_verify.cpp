@@ -215,49 +215,62 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
   if (o.switch_probes) {
     // Before the rounds: the switches' own answers, one sender per host,
     // each at the pace the switches are asked to answer at.
-    const auto switch_round = probe::switch_probes(bp, hosts.value(), o.plan);
-    // One sender per sending port: each port's switches are its own plane's.
-    std::map<std::pair<int, std::string>, std::vector<std::string>> per_port;
-    std::map<std::pair<int, std::string>, size_t> probes;
-    for (const auto& t : switch_round) {
-      if (!wired.count({bp.devices[t.src_host].name, t.src_port})) continue;
-      auto& dsts = per_port[{t.src_host, t.src_port}];
-      const std::string dst = fmt::format("{}={}@{}", bp.devices[t.dst_host].name, t.dst_address, t.hop_limit);
-      if (std::find(dsts.begin(), dsts.end(), dst) == dsts.end()) dsts.push_back(dst);  // the plan's order
-      auto& n = probes[{t.src_host, t.src_port}];
-      n = std::max(n, t.source_ports.size());
-    }
-    say(fmt::format("switch probes: {} senders", per_port.size()));
-    std::vector<std::pair<std::unique_ptr<NamespacedChild>, std::string>> senders;
+    // Rounds, as for the hosts' probes: a core's probes are spread over its
+    // aggregation-core cables by the ToRs' hashes, so more source ports go
+    // where a cable is not yet come up by (probe::next_switch_round).
+    std::vector<probe::ProbeTarget> switch_plan = probe::switch_probes(bp, hosts.value(), o.plan);
+    std::vector<probe::ProbeTarget> switch_round = switch_plan;
     int first = o.plan.first_source_port;
-    for (const auto& [where, dsts] : per_port) {
-      const std::string& name = bp.devices[where.first].name;
-      const size_t count = probes[where];
-      std::string file = (fs::path(o.work_dir) / fmt::format("switches-{}-{}.jsonl", name, where.second)).string();
-      auto child = std::make_unique<NamespacedChild>();
-      std::vector<std::string> args{"probe", "send", "--from", where.second,
-                                    "--to", join(dsts),
-                                    "--probes", std::to_string(count),
-                                    "--source-ports", fmt::format("{}-{}", first, first + static_cast<int>(count) - 1),
-                                    "--timeout", std::to_string(o.timeout_ms),
-                                    "--retries", std::to_string(o.retries),
-                                    "--rate", std::to_string(o.switch_probe_rate),
-                                    "--run", trust->run,
-                                    "--device-name", name, "--ports-from", ports_file,
-                                    "--ioam-namespace", ioam, "-o", file};
-      if (auto st = child->start(netns_of[name], o.hpnctl, args, file + ".log", trust->env); !st) return st.error();
-      senders.push_back({std::move(child), file});
-    }
-    for (auto& [child, file] : senders) {
-      int code = child->wait();
-      if (code != 0) {
-        std::ifstream log(file + ".log");
-        std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-        return Error{fmt::format("probe send ({}) exited with {}: {}", file, code, text)};
+    for (int r = 1; r <= o.max_rounds && !switch_round.empty(); ++r) {
+      // One sender per sending port: each port's switches are its own plane's.
+      std::map<std::pair<int, std::string>, std::vector<std::string>> per_port;
+      std::map<std::pair<int, std::string>, size_t> probes;
+      for (const auto& t : switch_round) {
+        if (!wired.count({bp.devices[t.src_host].name, t.src_port})) continue;
+        auto& dsts = per_port[{t.src_host, t.src_port}];
+        const std::string dst = fmt::format("{}={}@{}", bp.devices[t.dst_host].name, t.dst_address, t.hop_limit);
+        if (std::find(dsts.begin(), dsts.end(), dst) == dsts.end()) dsts.push_back(dst);  // the plan's order
+        auto& n = probes[{t.src_host, t.src_port}];
+        n = std::max(n, t.source_ports.size());
       }
-      auto obs = probe::read_observation_file(file);
-      if (!obs) return obs.error();
-      seen.insert(seen.end(), obs->begin(), obs->end());
+      say(fmt::format("switch probes, round {}: {} senders", r, per_port.size()));
+      size_t widest = 0;
+      std::vector<std::pair<std::unique_ptr<NamespacedChild>, std::string>> senders;
+      for (const auto& [where, dsts] : per_port) {
+        const std::string& name = bp.devices[where.first].name;
+        const size_t count = probes[where];
+        widest = std::max(widest, count);
+        std::string file =
+            (fs::path(o.work_dir) / fmt::format("switches{}-{}-{}.jsonl", r, name, where.second)).string();
+        auto child = std::make_unique<NamespacedChild>();
+        std::vector<std::string> args{"probe", "send", "--from", where.second,
+                                      "--to", join(dsts),
+                                      "--probes", std::to_string(count),
+                                      "--source-ports", fmt::format("{}-{}", first, first + static_cast<int>(count) - 1),
+                                      "--timeout", std::to_string(o.timeout_ms),
+                                      "--retries", std::to_string(o.retries),
+                                      "--rate", std::to_string(o.switch_probe_rate),
+                                      "--run", trust->run,
+                                      "--device-name", name, "--ports-from", ports_file,
+                                      "--ioam-namespace", ioam, "-o", file};
+        if (auto st = child->start(netns_of[name], o.hpnctl, args, file + ".log", trust->env); !st) return st.error();
+        senders.push_back({std::move(child), file});
+      }
+      for (auto& [child, file] : senders) {
+        int code = child->wait();
+        if (code != 0) {
+          std::ifstream log(file + ".log");
+          std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
+          return Error{fmt::format("probe send ({}) exited with {}: {}", file, code, text)};
+        }
+        auto obs = probe::read_observation_file(file);
+        if (!obs) return obs.error();
+        seen.insert(seen.end(), obs->begin(), obs->end());
+      }
+      // Fresh source ports each round: new hash inputs at every ToR.
+      first += static_cast<int>(widest);
+      if (first + static_cast<int>(widest) + o.plan.probes_per_pair > 65535) first = o.plan.first_source_port;
+      switch_round = probe::merge_round(switch_plan, probe::next_switch_round(bp, switch_plan, seen, o.plan));
     }
   }
   std::vector<probe::ProbeTarget> round = plan;

@@ -362,6 +362,70 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
   return more;
 }
 
+std::vector<ProbeTarget> next_switch_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
+                                           const std::vector<Observation>& seen, const PlanOptions& o) {
+  FabricIndex f(bp);
+  // Per switch addressed: the probes it answered, and for a core the
+  // aggregation-core cables their traces came up by.
+  std::map<int, int64_t> answered;
+  std::map<int, std::set<int>> came_by;
+  for (const auto& obs : seen) {
+    if (obs.direction != "expired" || !obs.received) continue;
+    const int sw = f.device_by_name(obs.dst_device);
+    if (sw < 0) continue;
+    ++answered[sw];
+    for (const auto& hop : obs.hops) {
+      const int d = f.device_by_node_id(hop.node_id);
+      if (d < 0 || hop.egress_if < 0) continue;
+      const CableEnd e = f.cable_at({d, f.port_by_id(d, hop.egress_if)});
+      if (e.cable >= 0 && bp.cables[e.cable].kind == CableKind::agg_core && e.end == 0) came_by[sw].insert(e.cable);
+    }
+  }
+  // Per core: its cables from the aggregation switches of the senders' ToRs,
+  // the members the ToRs' hashes spread its probes over.
+  std::map<int, std::set<int>> reachable;
+  std::map<int, std::set<int>> aggs_of;  // ToR -> aggregation switches
+  for (const auto& c : bp.cables) {
+    if (c.kind == CableKind::tor_agg) aggs_of[c.a_device].insert(c.z_device);
+  }
+  for (const auto& t : sent) {
+    if (bp.devices[t.dst_host].role != Role::core) continue;
+    const int tor = f.far_end({t.src_host, f.port_by_name(t.src_host, t.src_port)}).device;
+    if (tor < 0) continue;
+    for (size_t i = 0; i < bp.cables.size(); ++i) {
+      const Cable& c = bp.cables[i];
+      if (c.kind == CableKind::agg_core && c.z_device == t.dst_host && aggs_of[tor].count(c.a_device)) {
+        reachable[t.dst_host].insert(static_cast<int>(i));
+      }
+    }
+  }
+  auto satisfied = [&](int sw) {
+    const int64_t n = answered.count(sw) ? answered.at(sw) : 0;
+    if (bp.devices[sw].role != Role::core) return n > 0;
+    const auto& members = reachable[sw];
+    const auto& seen_by = came_by[sw];
+    const bool all = std::all_of(members.begin(), members.end(), [&](int c) { return seen_by.count(c) > 0; });
+    const double m = static_cast<double>(members.size());
+    return all && (members.size() < 2 || std::pow(1 - 1 / m, static_cast<double>(n)) < o.miss_probability);
+  };
+  int max_port = o.first_source_port;
+  for (const auto& t : sent) {
+    for (int p : t.source_ports) max_port = std::max(max_port, p);
+  }
+  std::vector<ProbeTarget> more;
+  for (const auto& t : sent) {
+    if (static_cast<int>(t.source_ports.size()) >= o.max_probes_per_pair || satisfied(t.dst_host)) continue;
+    ProbeTarget again = t;
+    const int extra = std::min<int>(o.probes_per_pair, o.max_probes_per_pair - static_cast<int>(t.source_ports.size()));
+    for (int k = 0; k < extra; ++k) {
+      max_port = max_port >= 65535 ? o.first_source_port : max_port + 1;
+      again.source_ports.push_back(max_port);
+    }
+    more.push_back(std::move(again));
+  }
+  return more;
+}
+
 std::vector<ProbeTarget> merge_round(std::vector<ProbeTarget>& plan, const std::vector<ProbeTarget>& more) {
   std::vector<ProbeTarget> fresh;
   for (const auto& t : more) {

@@ -102,6 +102,15 @@ std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<in
 std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
                                     const std::vector<Observation>& seen, const PlanOptions& options = {});
 
+// After a round of switch probes: more source ports, within the bound, for
+// the switches in `sent` that answered none, and for each core whose
+// aggregation-core cables (from the aggregation switches of the senders'
+// ToRs) were not all come up by, or by too few probes for a silent one to
+// be missing rather than unlucky: the ToRs' hashes spread a core's probes
+// over those cables. Empty when every switch is covered or at the bound.
+std::vector<ProbeTarget> next_switch_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
+                                           const std::vector<Observation>& seen, const PlanOptions& options = {});
+
 // Folds a round from next_round() into `plan` and returns what is new in
 // it: the targets with only the source ports not sent yet.
 std::vector<ProbeTarget> merge_round(std::vector<ProbeTarget>& plan, const std::vector<ProbeTarget>& more);

@@ -159,4 +159,50 @@ std::vector<probe::Observation> FabricModel::probe(int host, int port, int dst, 
   return out;
 }
 
+probe::Observation FabricModel::switch_probe(int host, int port, int target, const std::string& loopback,
+                                             int sport, uint64_t id) {
+  const Blueprint& bp = f_.blueprint();
+  probe::Observation o;
+  o.run = "sim";
+  o.probe = id;
+  o.direction = "expired";
+  o.src_device = bp.devices[host].name;
+  o.src_port = f_.port({host, port}).name;
+  o.src_address = address(host, f_.port({host, port}).nic);
+  o.src_udp_port = sport;
+  o.dst_device = bp.devices[target].name;
+  o.dst_address = loopback;
+  o.dst_udp_port = 17768;
+  o.sent_ns = static_cast<int64_t>(id) * 1000;
+  PortRef out{host, port};
+  int hop_limit = 64;
+  for (int hops = 0; hops < 16; ++hops) {
+    const Peer* p = peer(out);
+    if (!p || p->drops) return o;
+    if (loss_ > 0 && static_cast<double>(random_() >> 11) * 0x1.0p-53 < loss_) return o;
+    const PortRef in = p->port;
+    const int device = in.device;
+    if (device == target) {
+      o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, -1, hop_limit - 1});
+      o.received = true;
+      o.received_ns = o.sent_ns + 5000;
+      o.reporter = loopback;
+      o.icmp_type = 1;
+      return o;
+    }
+    const Role role = bp.devices[device].role;
+    if (role == Role::host || role == Role::core) return o;
+    std::vector<int> choices;
+    if (auto it = links_to_[device].find(target); it != links_to_[device].end()) choices = it->second;
+    else if (role == Role::tor) choices = up_[device];
+    if (choices.empty()) return o;
+    const uint64_t h = hash_tuple(bp.devices[device].node_id, o.src_address, loopback, sport, 17768);
+    const PortRef next{device, choices[h % choices.size()]};
+    --hop_limit;
+    o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    out = next;
+  }
+  return o;
+}
+
 }  // namespace hpn::validator

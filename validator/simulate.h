@@ -37,6 +37,15 @@ class FabricModel {
   std::vector<probe::Observation> probe(int host, int port, int dst, int nic, int src_udp_port,
                                         uint64_t probe_id);
 
+  // A switch probe (probe::switch_probes()): from `host`'s port `port` to
+  // the loopback address `loopback` of switch `target`, answered there by an ICMPv6
+  // port unreachable quoting the trace up to the target, whose hop has no
+  // egress. A ToR sends it over its direct cable to `target` when it has
+  // one, else over an uplink its hash picks; an aggregation switch over
+  // its cable to `target`. The "expired" observation, received or lost.
+  probe::Observation switch_probe(int host, int port, int target, const std::string& loopback, int src_udp_port,
+                                  uint64_t probe_id);
+
   // Random loss from now on: each crossing of a cable, either way, is lost
   // with probability `p`, drawn from a generator seeded with `seed` (the
   // same seed gives the same losses on every machine).
