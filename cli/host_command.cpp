@@ -6,6 +6,10 @@
 #include <unistd.h>
 
 #include <climits>
+#include <csignal>
+#include <cstring>
+#include <ctime>
+#include <fstream>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -34,8 +38,67 @@ struct HostArgs {
   bool dry_run = false;
   bool no_bond = false;
   bool force = false;
+  bool replace_default_route = false;
+  int step_delay_ms = 0;
+  std::string saved_dir = "/var/lib/hpnctl";
   int count = 1;
 };
+
+// SIGINT, SIGTERM and SIGHUP during an apply: noted, and the apply stops
+// before its next step and rolls back (apply_plan's `stop`).
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void note_signal(int sig) { g_signal = sig; }
+
+class SignalGuard {
+ public:
+  SignalGuard() {
+    struct sigaction sa {};
+    sa.sa_handler = note_signal;
+    sa.sa_flags = SA_RESTART;  // netlink calls go on; the apply stops between steps
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
+  }
+  ~SignalGuard() {
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_[3];
+};
+
+// What --force removes, saved before it is removed: a JSON file under
+// `dir` named for the host and the time. The path, or an error.
+Result<std::string> save_removals(const std::string& dir, const std::string& host, const ChangePlan& plan) {
+  ordered_json j;
+  j["host"] = host;
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", std::gmtime(&now));
+  j["time"] = stamp;
+  j["conflicts"] = ordered_json::array();
+  for (const auto& c : plan.conflicts) j["conflicts"].push_back(c.text);
+  j["removed"] = ordered_json::array();
+  for (const auto& c : plan.changes) {
+    if (c.kind == ChangeKind::remove_address || c.kind == ChangeKind::remove_route || c.kind == ChangeKind::release ||
+        c.kind == ChangeKind::bond_options || (c.op == '~' && c.kind == ChangeKind::set_route)) {
+      j["removed"].push_back(change_json(c));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  const std::string path = (std::filesystem::path(dir) / fmt::format("host-apply-{}-{}.json", host, stamp)).string();
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << j.dump(2) << '\n';
+    if (!out.flush()) return Error{fmt::format("cannot write {}: {}", tmp, std::strerror(errno))};
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) return Error{fmt::format("cannot write {}: {}", path, std::strerror(errno))};
+  return path;
+}
 
 // Runs `work` inside the namespace, or here when none is named.
 Status in_namespace(const std::string& netns, const std::function<Status()>& work) {
@@ -120,14 +183,49 @@ int run_apply(const HostArgs& a) {
   if (!plan) return fail(kInputError, plan.error().message);
   const auto& changes = plan->changes;
 
+  // What the host has that the profile would take away: refused unless
+  // overridden, and then saved before anything is removed.
+  std::vector<std::string> refused;
+  for (const auto& c : plan->conflicts) {
+    if (c.default_route ? !a.replace_default_route : !a.force) {
+      refused.push_back(c.text + (c.default_route ? " (--replace-default-route replaces it)" : ""));
+    }
+  }
+  if (!refused.empty()) {
+    std::string message = fmt::format("{}: {} would change what it does not own here; nothing was done:\n", a.profile,
+                                      where(a, l));
+    for (const auto& r : refused) message += "  " + r + "\n";
+    message += "  (--force removes what stands in the way, saving it first, and rollback restores it)";
+    return fail(kInputError, message);
+  }
+  std::string saved;
+  if (!plan->conflicts.empty() && !a.dry_run) {
+    auto path = save_removals(a.saved_dir, l.profile.host, plan.value());
+    if (!path) return fail(kEnvironmentError, fmt::format("{}; nothing was done", path.error().message));
+    saved = path.value();
+    std::cerr << fmt::format("hpnctl: saved what this apply removes or replaces to {}\n", saved);
+  }
+
   ApplyOutcome outcome;
   if (!a.dry_run && !changes.empty()) {
+    g_signal = 0;
+    SignalGuard guard;
     auto ran = in_namespace(a.netns, [&]() -> Status {
       NetlinkHostOps ops;
-      outcome = apply_plan(plan.value(), ops);
+      bool first = true;
+      outcome = apply_plan(plan.value(), ops, [&] {
+        // A signal cuts the pause short (nanosleep returns on it).
+        if (a.step_delay_ms > 0 && !first && g_signal == 0) {
+          timespec pause{a.step_delay_ms / 1000, static_cast<long>(a.step_delay_ms % 1000) * 1000000L};
+          nanosleep(&pause, nullptr);
+        }
+        first = false;
+        return g_signal != 0;
+      });
       return {};
     });
     if (!ran) return fail(kEnvironmentError, ran.error().message);
+    if (outcome.interrupted) outcome.error = fmt::format("interrupted by {}", sigabbrev_np(g_signal));
   }
   const bool failed = !outcome.ok();
   const std::string result = changes.empty() ? "unchanged" : a.dry_run ? "dry-run" : failed ? "rolled-back" : "applied";
@@ -140,6 +238,9 @@ int run_apply(const HostArgs& a) {
     j["no_bond"] = a.no_bond;
     j["forced"] = a.force;
     j["warnings"] = l.warnings;
+    j["conflicts"] = ordered_json::array();
+    for (const auto& c : plan->conflicts) j["conflicts"].push_back(c.text);
+    j["saved"] = saved.empty() ? ordered_json(nullptr) : ordered_json(saved);
     j["result"] = result;
     j["changes"] = ordered_json::array();
     for (const auto& c : changes) j["changes"].push_back(change_json(c));
@@ -170,8 +271,12 @@ int run_apply(const HostArgs& a) {
     }
   }
   if (failed) {
-    std::string message = fmt::format("step {} of {} failed: {}\n  {}", *outcome.failed_step + 1, changes.size(),
-                                      changes[*outcome.failed_step].text(), outcome.error);
+    std::string message =
+        outcome.interrupted
+            ? fmt::format("{} before step {} of {}: {}", outcome.error, *outcome.failed_step + 1, changes.size(),
+                          changes[*outcome.failed_step].text())
+            : fmt::format("step {} of {} failed: {}\n  {}", *outcome.failed_step + 1, changes.size(),
+                          changes[*outcome.failed_step].text(), outcome.error);
     if (outcome.undo_errors.empty()) {
       message += fmt::format("\n  the {} change{} made before it {} rolled back", outcome.undone.size(),
                              outcome.undone.size() == 1 ? "" : "s", outcome.undone.size() == 1 ? "was" : "were");
@@ -224,8 +329,9 @@ int run_announce(const HostArgs& a) {
 void add_host_commands(CLI::App& app, int& exit_code) {
   auto* host = app.add_subcommand("host", "Apply a host profile through netlink; announce the host to its ToRs");
   host->require_subcommand(1);
-  const char* footer = "Exit status: 0 ok or nothing to change, 2 bad input or another host's profile (nothing done),\n"
-                       "3 not root or a kernel step failed (rolled back). See hpnctl-host(1).";
+  const char* footer = "Exit status: 0 ok or nothing to change, 2 bad input, another host's profile or a conflict\n"
+                       "(nothing done), 3 not root, a kernel step failed or a signal came (rolled back).\n"
+                       "See hpnctl-host(1).";
 
   auto apply = std::make_shared<HostArgs>();
   auto* cmd = host->add_subcommand("apply", "Make this host's network what its profile says (root)");
@@ -234,7 +340,15 @@ void add_host_commands(CLI::App& app, int& exit_code) {
   cmd->add_flag("--dry-run", apply->dry_run, "Print the changes as a diff; change nothing");
   cmd->add_flag("--no-bond", apply->no_bond,
                 "No bonds (a kernel without bonding): the bond's MAC, MTU, sysctls and addresses on every member");
-  cmd->add_flag("--force", apply->force, "Apply a profile whose host name or MACs are not this host's");
+  cmd->add_flag("--force", apply->force,
+                "Apply a profile whose host name or MACs are not this host's, and remove what stands in its way "
+                "(saved first; rollback restores it)");
+  cmd->add_flag("--replace-default-route", apply->replace_default_route,
+                "Replace the host's default route where the profile puts one");
+  cmd->add_option("--saved-dir", apply->saved_dir, "Where --force saves what it removes")->capture_default_str();
+  cmd->add_option("--step-delay", apply->step_delay_ms,
+                  "Milliseconds to pause between steps (watch a change go in, rehearse an interruption)")
+      ->check(CLI::Range(0, 10000));
   cmd->add_option("--format", apply->format, "text or json")->capture_default_str();
   cmd->footer(footer);
   cmd->callback([apply, &exit_code] { exit_code = run_apply(*apply); });

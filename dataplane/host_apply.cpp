@@ -11,6 +11,10 @@ const char* to_string(ChangeKind kind) {
   switch (kind) {
     case ChangeKind::sysctl: return "sysctl";
     case ChangeKind::create_bond: return "bond";
+    case ChangeKind::bond_options: return "bond-options";
+    case ChangeKind::release: return "release";
+    case ChangeKind::remove_address: return "unaddr";
+    case ChangeKind::remove_route: return "unroute";
     case ChangeKind::link_down: return "down";
     case ChangeKind::enslave: return "master";
     case ChangeKind::set_mac: return "mac";
@@ -46,6 +50,27 @@ std::string hops_text(const std::vector<NextHopState>& hops) {
 
 std::string table_text(int table) { return table == 254 ? "main" : std::to_string(table); }
 
+const char* hash_policy(const ProfileBond& b) { return b.layer34 ? "layer3+4" : "layer2"; }
+
+std::string monitor_text(const ProfileBond& b) {
+  if (!b.arp_monitor) return fmt::format("miimon {}", b.miimon_ms);
+  std::string targets;
+  for (const auto& a : b.arp_targets) targets += (targets.empty() ? "" : ",") + a;
+  return fmt::format("arp_interval {} arp_ip_target {}", b.arp_interval_ms, targets);
+}
+
+std::string monitor_text(const BondState& b) {
+  if (b.arp_interval_ms == 0) return fmt::format("miimon {}", b.miimon_ms);
+  std::string targets;
+  for (const auto& a : b.arp_targets) targets += (targets.empty() ? "" : ",") + a;
+  return fmt::format("arp_interval {} arp_ip_target {}", b.arp_interval_ms, targets.empty() ? "-" : targets);
+}
+
+std::string route_text(const Prefix& to, int table, int metric, int protocol, const std::vector<NextHopState>& hops) {
+  return fmt::format("{} table {} metric {} proto {} {}", to.text(), table_text(table), metric, protocol_name(protocol),
+                     hops_text(hops));
+}
+
 }  // namespace
 
 std::string Change::text() const {
@@ -67,6 +92,14 @@ std::string Change::text() const {
       if (bond->lacp_fast) t += " lacp_rate fast";
       return t + fmt::format(" mac {} mtu {}", mac_text(bond->mac), bond->mtu);
     }
+    case ChangeKind::bond_options:
+      return fmt::format("~ bond {} mode {} xmit_hash_policy {} {} -> mode {} xmit_hash_policy {} {}", target,
+                         old_bond.mode, old_bond.xmit_hash_policy.empty() ? "-" : old_bond.xmit_hash_policy,
+                         monitor_text(old_bond), mode_name(bond->mode), hash_policy(*bond), monitor_text(*bond));
+    case ChangeKind::release: return fmt::format("~ master {} {} -> none", target, old_value);
+    case ChangeKind::remove_address:
+      return fmt::format("- addr {} dev {}{}", prefix.text(), target, no_prefix_route ? " noprefixroute" : "");
+    case ChangeKind::remove_route: return "- route " + route_text(prefix, table, metric, protocol, old_nexthops);
     case ChangeKind::link_down: return fmt::format("~ down {}", target);
     case ChangeKind::link_up: return fmt::format("~ up {}", target);
     case ChangeKind::enslave:
@@ -154,9 +187,131 @@ std::vector<std::string> sysctl_keys(const ApplyProfile& profile, const ApplyOpt
   return keys;
 }
 
+namespace {
+
+bool same_bond(const ProfileBond& b, const BondState& s) {
+  if (s.mode != mode_name(b.mode) || s.xmit_hash_policy != hash_policy(b)) return false;
+  if (!b.arp_monitor) return s.arp_interval_ms == 0 && s.miimon_ms == b.miimon_ms;
+  std::vector<std::string> want = b.arp_targets, have = s.arp_targets;
+  std::sort(want.begin(), want.end());
+  std::sort(have.begin(), have.end());
+  return s.arp_interval_ms == b.arp_interval_ms && want == have;
+}
+
+// The profile's routes as they would leave each member (--no-bond), to tell
+// them from routes of the host's own on the same port.
+bool profile_route(const ApplyProfile& p, const RouteState& r) {
+  for (const auto& b : p.bonds) {
+    for (const auto& pr : b.routes) {
+      if (pr.family == r.family && pr.to == r.to && pr.table == r.table &&
+          kernel_metric(pr.family, 0) == r.metric && r.protocol == kStaticProtocol) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// What stands in the way of the profile, and the steps that would clear
+// it; the steps go first in the plan, routes before addresses (so rollback
+// puts the addresses back before the routes that need them).
+void find_conflicts(const ApplyProfile& p, const HostState& state, const ApplyOptions& o, ChangePlan& plan,
+                    std::set<std::string>& released) {
+  std::vector<Change> routes, addresses, masters;
+  std::set<size_t> routes_taken;
+  for (const auto& b : p.bonds) {
+    for (const auto& m : b.members) {
+      const LinkState* port = state.link(m.port);
+      if (port == nullptr) continue;  // refused below, with the reason
+      for (const auto& a : state.addresses) {
+        if (a.ifname != m.port || a.link_scope) continue;
+        if (o.no_bond && ((b.ipv4 && a.prefix == *b.ipv4) || (b.ipv6 && a.prefix == *b.ipv6))) continue;
+        plan.conflicts.push_back({fmt::format("member port {} of {} carries {}, which the profile does not give it",
+                                              m.port, b.name, a.prefix.text())});
+        Change c;
+        c.kind = ChangeKind::remove_address;
+        c.op = '-';
+        c.target = m.port;
+        c.prefix = a.prefix;
+        c.no_prefix_route = a.no_prefix_route;
+        addresses.push_back(c);
+      }
+      for (size_t i = 0; i < state.routes.size(); ++i) {
+        const RouteState& r = state.routes[i];
+        if (r.protocol == kKernelProtocol || routes_taken.count(i) || profile_route(p, r)) continue;
+        if (std::none_of(r.nexthops.begin(), r.nexthops.end(), [&](const NextHopState& h) { return h.ifname == m.port; })) {
+          continue;
+        }
+        routes_taken.insert(i);
+        plan.conflicts.push_back({fmt::format("member port {} of {} carries route {}, which the profile does not give it",
+                                              m.port, b.name, route_text(r.to, r.table, r.metric, r.protocol, r.nexthops))});
+        Change c;
+        c.kind = ChangeKind::remove_route;
+        c.op = '-';
+        c.prefix = r.to;
+        c.table = r.table;
+        c.metric = r.metric;
+        c.protocol = r.protocol;
+        c.old_nexthops = r.nexthops;
+        routes.push_back(c);
+      }
+      if (!port->master.empty() && (o.no_bond || port->master != b.name)) {
+        plan.conflicts.push_back({fmt::format("member port {} of {} is enslaved to {}", m.port, b.name, port->master)});
+        Change c;
+        c.kind = ChangeKind::release;
+        c.op = '~';
+        c.target = m.port;
+        c.old_value = port->master;
+        masters.push_back(c);
+        released.insert(m.port);
+      }
+    }
+    if (o.no_bond) continue;
+    if (const LinkState* existing = state.link(b.name); existing != nullptr && existing->bond && !same_bond(b, *existing->bond)) {
+      Change c;
+      c.kind = ChangeKind::bond_options;
+      c.op = '~';
+      c.target = b.name;
+      c.bond = &b;
+      c.old_bond = *existing->bond;
+      plan.conflicts.push_back({fmt::format("{} exists with other options: {}", b.name, c.text().substr(2))});
+      masters.push_back(c);
+    }
+  }
+  // A default route where the profile puts one: the host's own way out.
+  for (const auto& b : p.bonds) {
+    for (const auto& pr : b.routes) {
+      if (pr.to.length != 0) continue;
+      for (size_t i = 0; i < state.routes.size(); ++i) {
+        const RouteState& r = state.routes[i];
+        if (r.family != pr.family || r.table != pr.table || r.to.length != 0 || routes_taken.count(i)) continue;
+        if (r.protocol == kStaticProtocol && r.metric == kernel_metric(pr.family, 0)) continue;  // the profile's own, or replaced as such
+        routes_taken.insert(i);
+        plan.conflicts.push_back({fmt::format("the profile puts a default route in table {}, and the host has one: {}",
+                                              table_text(r.table), route_text(r.to, r.table, r.metric, r.protocol, r.nexthops)),
+                                  true});
+        Change c;
+        c.kind = ChangeKind::remove_route;
+        c.op = '-';
+        c.prefix = r.to;
+        c.table = r.table;
+        c.metric = r.metric;
+        c.protocol = r.protocol;
+        c.old_nexthops = r.nexthops;
+        routes.push_back(c);
+      }
+    }
+  }
+  for (auto* list : {&routes, &addresses, &masters}) plan.changes.insert(plan.changes.end(), list->begin(), list->end());
+}
+
+}  // namespace
+
 Result<ChangePlan> plan_changes(const ApplyProfile& p, const HostState& state, const ApplyOptions& o) {
   ChangePlan plan;
   auto& out = plan.changes;
+  std::set<std::string> released;  // members a removal frees of another master
+  find_conflicts(p, state, o, plan, released);
   for (const auto& s : effective_sysctls(p, o, false)) {
     if (auto it = state.sysctls.find(s.key); it == state.sysctls.end() || it->second != s.value) out.push_back(sysctl_change(s, state));
   }
@@ -192,7 +347,8 @@ Result<ChangePlan> plan_changes(const ApplyProfile& p, const HostState& state, c
     carriers.push_back({&b, b.name, existing == nullptr});
     for (const auto& m : b.members) {
       const LinkState* port = state.link(m.port);
-      if (port->master == b.name) continue;
+      const std::string master = released.count(m.port) ? std::string() : port->master;
+      if (master == b.name) continue;
       if (port->up) {
         Change down;
         down.kind = ChangeKind::link_down;
@@ -205,7 +361,7 @@ Result<ChangePlan> plan_changes(const ApplyProfile& p, const HostState& state, c
       c.op = '~';
       c.target = m.port;
       c.value = b.name;
-      c.old_value = port->master;
+      c.old_value = master;
       out.push_back(c);
     }
   }
@@ -305,16 +461,27 @@ Result<ChangePlan> plan_changes(const ApplyProfile& p, const HostState& state, c
       std::sort(hops.begin(), hops.end(), [](const auto& a, const auto& z) {
         return std::tie(a.gateway, a.ifname) < std::tie(z.gateway, z.ifname);
       });
+      // A route is its table, prefix and metric (as the kernel keys it); the
+      // profile's are static at the default metric.
+      const int metric = kernel_metric(r.family, 0);
       auto existing = std::find_if(state.routes.begin(), state.routes.end(), [&](const RouteState& s) {
-        return s.family == r.family && s.to == r.to && s.table == r.table;
+        return s.family == r.family && s.to == r.to && s.table == r.table && s.metric == metric;
       });
-      if (existing != state.routes.end() && existing->nexthops == hops) continue;
+      const bool ours = existing != state.routes.end() && existing->protocol == kStaticProtocol;
+      if (ours && existing->nexthops == hops) continue;
+      if (existing != state.routes.end() && !ours && r.to.length != 0) {
+        plan.conflicts.push_back({fmt::format("route {} of the profile would replace the host's {}", r.to.text(),
+                                              route_text(existing->to, existing->table, existing->metric,
+                                                         existing->protocol, existing->nexthops))});
+      }
       Change c;
       c.kind = ChangeKind::set_route;
       c.prefix = r.to;
       c.table = r.table;
+      c.metric = metric;
       c.nexthops = hops;
-      if (existing != state.routes.end()) {
+      // A default route of another protocol was removed above (conflict).
+      if (existing != state.routes.end() && (ours || r.to.length != 0)) {
         c.op = '~';
         c.old_nexthops = existing->nexthops;
         c.protocol = existing->protocol;
@@ -383,9 +550,15 @@ std::vector<std::string> identity_problems(const ApplyProfile& p, const HostStat
   return problems;
 }
 
-ApplyOutcome apply_plan(const ChangePlan& plan, HostOps& ops) {
+ApplyOutcome apply_plan(const ChangePlan& plan, HostOps& ops, const std::function<bool()>& stop) {
   ApplyOutcome outcome;
   for (size_t i = 0; i < plan.changes.size(); ++i) {
+    if (stop && stop()) {
+      outcome.failed_step = i;
+      outcome.interrupted = true;
+      outcome.error = "interrupted";
+      break;
+    }
     if (auto done = ops.apply(plan.changes[i]); !done) {
       outcome.failed_step = i;
       outcome.error = done.error().message;
@@ -439,6 +612,36 @@ nlohmann::ordered_json change_json(const Change& c) {
     case ChangeKind::link_up:
       j["dev"] = c.target;
       break;
+    case ChangeKind::release:
+      j["dev"] = c.target;
+      j["from"] = c.old_value;
+      j["to"] = nullptr;
+      break;
+    case ChangeKind::bond_options:
+      j["dev"] = c.target;
+      j["from"] = {{"mode", c.old_bond.mode}, {"xmit_hash_policy", c.old_bond.xmit_hash_policy},
+                   {"miimon", c.old_bond.miimon_ms}, {"arp_interval", c.old_bond.arp_interval_ms},
+                   {"arp_ip_target", c.old_bond.arp_targets}};
+      j["to"] = {{"mode", mode_name(c.bond->mode)}, {"xmit_hash_policy", hash_policy(*c.bond)},
+                 {"miimon", c.bond->arp_monitor ? 0 : c.bond->miimon_ms},
+                 {"arp_interval", c.bond->arp_monitor ? c.bond->arp_interval_ms : 0},
+                 {"arp_ip_target", c.bond->arp_monitor ? c.bond->arp_targets : std::vector<std::string>{}}};
+      break;
+    case ChangeKind::remove_address:
+      j["dev"] = c.target;
+      j["address"] = c.prefix.text();
+      j["noprefixroute"] = c.no_prefix_route;
+      break;
+    case ChangeKind::remove_route: {
+      j["to"] = c.prefix.text();
+      j["table"] = c.table;
+      j["metric"] = c.metric;
+      j["protocol"] = protocol_name(c.protocol);
+      auto a = nlohmann::ordered_json::array();
+      for (const auto& h : c.old_nexthops) a.push_back({{"via", h.gateway}, {"dev", h.ifname}, {"onlink", h.onlink}});
+      j["nexthops"] = a;
+      break;
+    }
     case ChangeKind::add_address:
       j["dev"] = c.target;
       j["address"] = c.prefix.text();
@@ -452,6 +655,7 @@ nlohmann::ordered_json change_json(const Change& c) {
     case ChangeKind::set_route: {
       j["to"] = c.prefix.text();
       j["table"] = c.table;
+      j["metric"] = c.metric;
       auto hops = [](const std::vector<NextHopState>& v) {
         auto a = nlohmann::ordered_json::array();
         for (const auto& h : v) a.push_back({{"via", h.gateway}, {"dev", h.ifname}, {"onlink", h.onlink}});

@@ -107,6 +107,67 @@ Status create_bond(nl_sock* sk, const ProfileBond& b) {
   return {};
 }
 
+std::uint8_t mode_number(const std::string& mode) {
+  static const char* const names[] = {"balance-rr", "active-backup", "balance-xor", "broadcast",
+                                      "802.3ad",    "balance-tlb",   "balance-alb"};
+  for (std::uint8_t i = 0; i < 7; ++i) {
+    if (mode == names[i]) return i;
+  }
+  return kBondModeXor;
+}
+
+// RTM_NEWLINK on an existing bond with mode, hash policy and monitor (the
+// kernel refuses a mode change while the bond is up or has ports: that
+// error is the step's, and rollback follows).
+Status set_bond_options(nl_sock* sk, const std::string& name, const BondState& b) {
+  nl_msg* msg = nlmsg_alloc_simple(RTM_NEWLINK, 0);
+  if (msg == nullptr) return Error{"netlink: out of memory"};
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  bool built = nlmsg_append(msg, &ifi, sizeof ifi, NLMSG_ALIGNTO) == 0 && nla_put_string(msg, IFLA_IFNAME, name.c_str()) == 0;
+  nlattr* info = nla_nest_start(msg, IFLA_LINKINFO);
+  built = built && info != nullptr && nla_put_string(msg, IFLA_INFO_KIND, "bond") == 0;
+  nlattr* data = nla_nest_start(msg, IFLA_INFO_DATA);
+  built = built && data != nullptr && nla_put_u8(msg, IFLA_BOND_MODE, mode_number(b.mode)) == 0 &&
+          nla_put_u8(msg, IFLA_BOND_XMIT_HASH_POLICY, b.xmit_hash_policy == "layer3+4" ? kXmitPolicyLayer34 : 0) == 0;
+  if (b.arp_interval_ms > 0) {
+    built = built && nla_put_u32(msg, IFLA_BOND_MIIMON, 0) == 0 &&
+            nla_put_u32(msg, IFLA_BOND_ARP_INTERVAL, static_cast<std::uint32_t>(b.arp_interval_ms)) == 0;
+    nlattr* targets = nla_nest_start(msg, IFLA_BOND_ARP_IP_TARGET);
+    built = built && targets != nullptr;
+    for (size_t i = 0; built && i < b.arp_targets.size(); ++i) {
+      in_addr a{};
+      inet_pton(AF_INET, b.arp_targets[i].c_str(), &a);
+      built = nla_put_u32(msg, static_cast<int>(i), a.s_addr) == 0;
+    }
+    if (built) nla_nest_end(msg, targets);
+  } else {
+    built = built && nla_put_u32(msg, IFLA_BOND_ARP_INTERVAL, 0) == 0 &&
+            nla_put_u32(msg, IFLA_BOND_MIIMON, static_cast<std::uint32_t>(b.miimon_ms)) == 0;
+  }
+  if (!built) {
+    nlmsg_free(msg);
+    return Error{fmt::format("bond {}: netlink message too large", name)};
+  }
+  nla_nest_end(msg, data);
+  nla_nest_end(msg, info);
+  if (int err = nl_send_sync(sk, msg); err < 0) return nl::error(fmt::format("bond {} options", name), err);
+  return {};
+}
+
+BondState bond_state_of(const ProfileBond& b) {
+  BondState s;
+  s.mode = b.mode == BondModeKind::balance_xor ? "balance-xor" : b.mode == BondModeKind::lacp ? "802.3ad" : "active-backup";
+  s.xmit_hash_policy = b.layer34 ? "layer3+4" : "layer2";
+  if (b.arp_monitor) {
+    s.arp_interval_ms = b.arp_interval_ms;
+    s.arp_targets = b.arp_targets;
+  } else {
+    s.miimon_ms = b.miimon_ms;
+  }
+  return s;
+}
+
 Status delete_link(nl_sock* sk, const std::string& name) {
   Link link(rtnl_link_alloc());
   rtnl_link_set_name(link.get(), name.c_str());
@@ -217,7 +278,8 @@ Status rule(nl_sock* sk, const Change& c, bool add) {
 }
 
 // Adds (hops given, `flags` CREATE|EXCL or CREATE|REPLACE) or deletes (no
-// hops: every next hop of the route goes) one route.
+// hops: every next hop of the route goes) the route of c's table, prefix
+// and metric (the kernel's key: another metric is another route).
 Status route(nl_sock* sk, const Change& c, const std::vector<NextHopState>& hops, int protocol, int flags) {
   auto dst = nl::parse(c.prefix.address, c.prefix.length, c.prefix.family);
   if (!dst) return dst.error();
@@ -226,6 +288,7 @@ Status route(nl_sock* sk, const Change& c, const std::vector<NextHopState>& hops
   rtnl_route_set_dst(r.get(), dst->get());
   rtnl_route_set_table(r.get(), static_cast<std::uint32_t>(c.table));
   rtnl_route_set_type(r.get(), RTN_UNICAST);
+  rtnl_route_set_priority(r.get(), static_cast<std::uint32_t>(c.metric));
   for (const auto& h : hops) {
     auto index = ifindex(h.ifname);
     if (!index) return index.error();
@@ -242,11 +305,12 @@ Status route(nl_sock* sk, const Change& c, const std::vector<NextHopState>& hops
     if (h.onlink) rtnl_route_nh_set_flags(nh, RTNH_F_ONLINK);
     rtnl_route_add_nexthop(r.get(), nh);
   }
-  const std::string what = fmt::format("route {} table {}", c.prefix.text(), c.table);
+  const std::string what = fmt::format("route {} table {} metric {}", c.prefix.text(), c.table, c.metric);
   if (hops.empty()) {
     // Universe, as the route was made: without it libnl guesses scope link
     // for a route without gateways, and the kernel finds nothing to delete.
     rtnl_route_set_scope(r.get(), RT_SCOPE_UNIVERSE);
+    if (protocol != 0) rtnl_route_set_protocol(r.get(), static_cast<std::uint8_t>(protocol));
     if (int err = rtnl_route_delete(sk, r.get(), 0); err < 0 && !gone(err)) return nl::error(what, err);
     return {};
   }
@@ -305,6 +369,10 @@ Status NetlinkHostOps::apply(const Change& c) {
   switch (c.kind) {
     case ChangeKind::sysctl: return write_sysctl(c.target, c.value);
     case ChangeKind::create_bond: return create_bond(*sk, *c.bond);
+    case ChangeKind::bond_options: return set_bond_options(*sk, c.target, bond_state_of(*c.bond));
+    case ChangeKind::release: return edit_link(*sk, c.target, set_master(""));
+    case ChangeKind::remove_address: return address(*sk, c, false);
+    case ChangeKind::remove_route: return route(*sk, c, {}, c.protocol, 0);
     case ChangeKind::link_down: return edit_link(*sk, c.target, set_up(false));
     case ChangeKind::link_up: return edit_link(*sk, c.target, set_up(true));
     case ChangeKind::enslave: return edit_link(*sk, c.target, set_master(c.value));
@@ -330,6 +398,10 @@ Status NetlinkHostOps::undo(const Change& c) {
       if (c.old_value.empty()) return {};
       return write_sysctl(c.target, c.old_value);
     case ChangeKind::create_bond: return delete_link(*sk, c.target);
+    case ChangeKind::bond_options: return set_bond_options(*sk, c.target, c.old_bond);
+    case ChangeKind::release: return edit_link(*sk, c.target, set_master(c.old_value));
+    case ChangeKind::remove_address: return address(*sk, c, true);  // no DAD: it was in use already
+    case ChangeKind::remove_route: return route(*sk, c, c.old_nexthops, c.protocol, NLM_F_CREATE | NLM_F_EXCL);
     case ChangeKind::link_down: return edit_link(*sk, c.target, set_up(true));
     case ChangeKind::link_up: return edit_link(*sk, c.target, set_up(false));
     case ChangeKind::enslave: return edit_link(*sk, c.target, set_master(c.old_value));
@@ -338,7 +410,7 @@ Status NetlinkHostOps::undo(const Change& c) {
     case ChangeKind::add_address: return address(*sk, c, false);
     case ChangeKind::add_rule: return rule(*sk, c, false);
     case ChangeKind::set_route:
-      if (c.old_nexthops.empty()) return route(*sk, c, {}, 0, 0);
+      if (c.old_nexthops.empty()) return route(*sk, c, {}, kStaticProtocol, 0);
       return route(*sk, c, c.old_nexthops, c.protocol, NLM_F_CREATE | NLM_F_REPLACE);
     case ChangeKind::set_neighbour: return neighbour(*sk, c, c.old_mac);
   }

@@ -3,8 +3,11 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <netlink/attr.h>
+#include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
@@ -34,7 +37,88 @@ std::string sysctl_path(const std::string& key) {
   return path;
 }
 
+std::string protocol_name(int protocol) {
+  switch (protocol) {
+    case RTPROT_UNSPEC: return "unspec";
+    case RTPROT_REDIRECT: return "redirect";
+    case RTPROT_KERNEL: return "kernel";
+    case RTPROT_BOOT: return "boot";
+    case RTPROT_STATIC: return "static";
+    case RTPROT_RA: return "ra";
+    case RTPROT_ZEBRA: return "zebra";
+    case RTPROT_BIRD: return "bird";
+    case RTPROT_DHCP: return "dhcp";
+    case RTPROT_KEEPALIVED: return "keepalived";
+    case RTPROT_BGP: return "bgp";
+    default: return std::to_string(protocol);
+  }
+}
+
 namespace {
+
+// linux/if_bonding.h names (it clashes with glibc's net/if.h).
+const char* bond_mode_name(unsigned mode) {
+  static const char* const names[] = {"balance-rr", "active-backup", "balance-xor", "broadcast",
+                                      "802.3ad",    "balance-tlb",   "balance-alb"};
+  return mode < 7 ? names[mode] : "unknown";
+}
+const char* hash_policy_name(unsigned policy) {
+  static const char* const names[] = {"layer2", "layer3+4", "layer2+3", "encap2+3", "encap3+4", "vlan+srcmac"};
+  return policy < 6 ? names[policy] : "unknown";
+}
+
+// The options of every bond, by ifindex, from one raw RTM_GETLINK dump:
+// libnl 3.7 parses IFLA_INFO_DATA of bonds into nothing it hands out.
+struct BondDump {
+  std::map<int, BondState> by_index;
+};
+
+int on_link(nl_msg* msg, void* arg) {
+  auto* dump = static_cast<BondDump*>(arg);
+  nlmsghdr* h = nlmsg_hdr(msg);
+  if (h->nlmsg_type != RTM_NEWLINK) return NL_OK;
+  const auto* ifi = static_cast<const ifinfomsg*>(nlmsg_data(h));
+  nlattr* tb[IFLA_MAX + 1];
+  if (nlmsg_parse(h, sizeof(ifinfomsg), tb, IFLA_MAX, nullptr) < 0 || tb[IFLA_LINKINFO] == nullptr) return NL_OK;
+  nlattr* info[IFLA_INFO_MAX + 1];
+  if (nla_parse_nested(info, IFLA_INFO_MAX, tb[IFLA_LINKINFO], nullptr) < 0 || info[IFLA_INFO_KIND] == nullptr ||
+      std::string(nla_get_string(info[IFLA_INFO_KIND])) != "bond" || info[IFLA_INFO_DATA] == nullptr) {
+    return NL_OK;
+  }
+  nlattr* bond[IFLA_BOND_MAX + 1];
+  if (nla_parse_nested(bond, IFLA_BOND_MAX, info[IFLA_INFO_DATA], nullptr) < 0) return NL_OK;
+  BondState b;
+  if (bond[IFLA_BOND_MODE]) b.mode = bond_mode_name(nla_get_u8(bond[IFLA_BOND_MODE]));
+  if (bond[IFLA_BOND_XMIT_HASH_POLICY]) b.xmit_hash_policy = hash_policy_name(nla_get_u8(bond[IFLA_BOND_XMIT_HASH_POLICY]));
+  if (bond[IFLA_BOND_MIIMON]) b.miimon_ms = static_cast<int>(nla_get_u32(bond[IFLA_BOND_MIIMON]));
+  if (bond[IFLA_BOND_ARP_INTERVAL]) b.arp_interval_ms = static_cast<int>(nla_get_u32(bond[IFLA_BOND_ARP_INTERVAL]));
+  if (bond[IFLA_BOND_ARP_IP_TARGET]) {
+    nlattr* target;
+    int rem;
+    nla_for_each_nested(target, bond[IFLA_BOND_ARP_IP_TARGET], rem) {
+      if (nla_len(target) != 4) continue;
+      char text[INET_ADDRSTRLEN] = "";
+      inet_ntop(AF_INET, nla_data(target), text, sizeof text);
+      b.arp_targets.push_back(text);
+    }
+  }
+  dump->by_index[ifi->ifi_index] = std::move(b);
+  return NL_OK;
+}
+
+Result<BondDump> read_bonds() {
+  auto sk = nl::connect_route();
+  if (!sk) return sk.error();
+  BondDump dump;
+  nl_socket_modify_cb(sk->get(), NL_CB_VALID, NL_CB_CUSTOM, on_link, &dump);
+  ifinfomsg ifi{};
+  ifi.ifi_family = AF_UNSPEC;
+  if (int err = nl_send_simple(sk->get(), RTM_GETLINK, NLM_F_DUMP, &ifi, sizeof ifi); err < 0) {
+    return nl::error("read bonds", err);
+  }
+  if (int err = nl_recvmsgs_default(sk->get()); err < 0) return nl::error("read bonds", err);
+  return dump;
+}
 
 std::optional<std::string> read_sysctl(const std::string& key) {
   const int fd = open(sysctl_path(key).c_str(), O_RDONLY | O_CLOEXEC);
@@ -57,6 +141,8 @@ Result<HostState> read_host_state(const std::vector<std::string>& sysctl_keys) {
   nl_cache* raw = nullptr;
   if (int err = rtnl_link_alloc_cache(sk->get(), AF_UNSPEC, &raw); err < 0) return nl::error("read links", err);
   nl::Cache links(raw);
+  auto bonds = read_bonds();
+  if (!bonds) return bonds.error();
   std::map<int, std::string> names;
   for (nl_object* o = nl_cache_get_first(links.get()); o != nullptr; o = nl_cache_get_next(o)) {
     auto* l = reinterpret_cast<rtnl_link*>(o);  // libnl's caches hand out base objects
@@ -76,6 +162,7 @@ Result<HostState> read_host_state(const std::vector<std::string>& sysctl_keys) {
     s.mtu = static_cast<int>(rtnl_link_get_mtu(l));
     s.up = (rtnl_link_get_flags(l) & IFF_UP) != 0;
     if (int master = rtnl_link_get_master(l); master > 0 && names.count(master)) s.master = names[master];
+    if (auto b = bonds->by_index.find(s.ifindex); b != bonds->by_index.end()) s.bond = b->second;
     state.links.push_back(std::move(s));
   }
 
@@ -86,8 +173,11 @@ Result<HostState> read_host_state(const std::vector<std::string>& sysctl_keys) {
     auto it = names.find(rtnl_addr_get_ifindex(a));
     const int family = rtnl_addr_get_family(a);
     if (it == names.end() || (family != AF_INET && family != AF_INET6)) continue;
-    state.addresses.push_back({it->second, {family == AF_INET ? 4 : 6, nl::text(rtnl_addr_get_local(a), family),
-                                            rtnl_addr_get_prefixlen(a)}});
+    AddressState s{it->second,
+                   {family == AF_INET ? 4 : 6, nl::text(rtnl_addr_get_local(a), family), rtnl_addr_get_prefixlen(a)}};
+    s.link_scope = rtnl_addr_get_scope(a) >= RT_SCOPE_LINK;
+    s.no_prefix_route = (rtnl_addr_get_flags(a) & IFA_F_NOPREFIXROUTE) != 0;
+    state.addresses.push_back(std::move(s));
   }
 
   if (int err = rtnl_rule_alloc_cache(sk->get(), AF_UNSPEC, &raw); err < 0) return nl::error("read rules", err);
@@ -120,6 +210,7 @@ Result<HostState> read_host_state(const std::vector<std::string>& sysctl_keys) {
     s.to = {s.family, nl::text(dst, family), dst != nullptr ? static_cast<int>(nl_addr_get_prefixlen(dst)) : 0};
     s.table = static_cast<int>(rtnl_route_get_table(r));
     s.protocol = rtnl_route_get_protocol(r);
+    s.metric = static_cast<int>(rtnl_route_get_priority(r));
     for (int i = 0; i < rtnl_route_get_nnexthops(r); ++i) {
       rtnl_nexthop* nh = rtnl_route_nexthop_n(r, i);
       NextHopState hop;

@@ -14,6 +14,16 @@
 
 namespace hpn::host {
 
+// A bond's options as the kernel reports them (IFLA_INFO_DATA of kind
+// "bond"): what `host apply` compares with the profile's bond.
+struct BondState {
+  std::string mode;              // "balance-xor", "802.3ad", "active-backup", ...
+  std::string xmit_hash_policy;  // "layer2", "layer3+4", ...
+  int miimon_ms = 0;
+  int arp_interval_ms = 0;
+  std::vector<std::string> arp_targets;  // IPv4, in the kernel's order
+};
+
 struct LinkState {
   std::string name;
   int ifindex = 0;
@@ -22,11 +32,14 @@ struct LinkState {
   int mtu = 0;
   bool up = false;       // IFF_UP
   std::string master;    // the bond (or bridge) it is enslaved to; empty for none
+  std::optional<BondState> bond = std::nullopt;  // kind "bond" only
 };
 
 struct AddressState {
   std::string ifname;
   Prefix prefix;
+  bool link_scope = false;       // fe80::/10 and the like: the kernel's own, made again with the link
+  bool no_prefix_route = false;  // IFA_F_NOPREFIXROUTE
 };
 
 struct NextHopState {
@@ -41,8 +54,19 @@ struct RouteState {
   Prefix to;
   int table = 254;
   int protocol = 0;
+  int metric = 0;  // RTA_PRIORITY, as the kernel stores it (IPv6 makes 0 into 1024)
   std::vector<NextHopState> nexthops;  // sorted
 };
+
+// RTPROT_KERNEL and RTPROT_STATIC: the kernel's own routes (a prefix route,
+// fe80::/64), and the protocol `host apply` gives its routes.
+inline constexpr int kKernelProtocol = 2, kStaticProtocol = 4;
+
+// The protocols of routes (RTPROT_*) as iproute2 names them: "kernel",
+// "boot", "static", "dhcp", "ra", ...; a number for others.
+std::string protocol_name(int protocol);
+// rtnetlink's metric for a route given `metric` (IPv6 stores 0 as 1024).
+inline int kernel_metric(int family, int metric) { return family == 6 && metric == 0 ? 1024 : metric; }
 
 struct RuleState {
   int family = 4;

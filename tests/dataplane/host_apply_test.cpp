@@ -47,17 +47,28 @@ HostState fresh_host(const ApplyProfile& p, const ApplyOptions& o) {
 
 std::string dump(const HostState& s) {
   std::ostringstream o;
-  for (const auto& l : s.links) o << "link " << l.name << ' ' << l.kind << ' ' << l.mac << ' ' << l.mtu << ' ' << l.up << ' ' << l.master << '\n';
-  for (const auto& a : s.addresses) o << "addr " << a.ifname << ' ' << a.prefix.text() << '\n';
+  for (const auto& l : s.links) {
+    o << "link " << l.name << ' ' << l.kind << ' ' << l.mac << ' ' << l.mtu << ' ' << l.up << ' ' << l.master;
+    if (l.bond) o << " bond " << l.bond->mode << ' ' << l.bond->xmit_hash_policy << ' ' << l.bond->miimon_ms << ' ' << l.bond->arp_interval_ms;
+    o << '\n';
+  }
+  for (const auto& a : s.addresses) o << "addr " << a.ifname << ' ' << a.prefix.text() << ' ' << a.no_prefix_route << '\n';
   for (const auto& r : s.rules) o << "rule " << r.from.text() << ' ' << r.table << ' ' << r.priority << '\n';
   for (const auto& r : s.routes) {
-    o << "route " << r.to.text() << ' ' << r.table;
+    o << "route " << r.to.text() << ' ' << r.table << " metric " << r.metric << " proto " << r.protocol;
     for (const auto& h : r.nexthops) o << ' ' << h.gateway << '@' << h.ifname << (h.onlink ? "!" : "");
     o << '\n';
   }
   for (const auto& n : s.neighbours) o << "neigh " << n.ifname << ' ' << n.address << ' ' << n.mac << ' ' << n.permanent << '\n';
   for (const auto& [k, v] : s.sysctls) o << "sysctl " << k << '=' << v << '\n';
-  return o.str();
+  // As a set: the kernel's lists have no order a removal and re-add keep.
+  std::istringstream in(o.str());
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::sort(lines.begin(), lines.end());
+  std::string out;
+  for (const auto& l : lines) out += l + '\n';
+  return out;
 }
 
 // Applies changes to a HostState the way the kernel would, records every
@@ -123,9 +134,36 @@ class FakeHost final : public HostOps {
         else std::erase_if(state.rules, [&](const RuleState& r) { return r.from == c.prefix && r.table == c.table; });
         break;
       case ChangeKind::set_route: {
-        std::erase_if(state.routes, [&](const RouteState& r) { return r.to == c.prefix && r.table == c.table; });
+        std::erase_if(state.routes, [&](const RouteState& r) { return r.to == c.prefix && r.table == c.table && r.metric == c.metric; });
         const auto& hops = forward ? c.nexthops : c.old_nexthops;
-        if (!hops.empty()) state.routes.push_back({c.prefix.family, c.prefix, c.table, 4, hops});
+        if (!hops.empty()) state.routes.push_back({c.prefix.family, c.prefix, c.table, forward ? 4 : c.protocol, c.metric, hops});
+        break;
+      }
+      case ChangeKind::remove_route:
+        if (forward) {
+          std::erase_if(state.routes, [&](const RouteState& r) { return r.to == c.prefix && r.table == c.table && r.metric == c.metric; });
+        } else {
+          state.routes.push_back({c.prefix.family, c.prefix, c.table, c.protocol, c.metric, c.old_nexthops});
+        }
+        break;
+      case ChangeKind::remove_address:
+        if (!forward) state.addresses.push_back({c.target, c.prefix, false, c.no_prefix_route});
+        else std::erase_if(state.addresses, [&](const AddressState& a) { return a.ifname == c.target && a.prefix == c.prefix; });
+        break;
+      case ChangeKind::release: link(c.target).master = forward ? "" : c.old_value; break;
+      case ChangeKind::bond_options: {
+        auto& l = link(c.target);
+        if (!forward) {
+          l.bond = c.old_bond;
+          break;
+        }
+        BondState b;
+        b.mode = c.bond->mode == BondModeKind::balance_xor ? "balance-xor" : "802.3ad";
+        b.xmit_hash_policy = c.bond->layer34 ? "layer3+4" : "layer2";
+        b.arp_interval_ms = c.bond->arp_monitor ? c.bond->arp_interval_ms : 0;
+        b.arp_targets = c.bond->arp_monitor ? c.bond->arp_targets : std::vector<std::string>{};
+        b.miimon_ms = c.bond->arp_monitor ? 0 : c.bond->miimon_ms;
+        l.bond = b;
         break;
       }
       case ChangeKind::set_neighbour:
@@ -168,6 +206,10 @@ TEST_CASE("host apply plan: a fresh host gets sysctls, bonds, members, addresses
   // Steps never go back to an earlier group (the order of host_apply.h).
   auto group = [](const Change& c) {
     switch (c.kind) {
+      case ChangeKind::remove_route:
+      case ChangeKind::remove_address:
+      case ChangeKind::release:
+      case ChangeKind::bond_options: return 0;
       case ChangeKind::sysctl: return c.target.find(".conf.") == std::string::npos ? 1 : 4;
       case ChangeKind::create_bond:
       case ChangeKind::link_down:
@@ -256,7 +298,7 @@ TEST_CASE("host apply plan: a route with other next hops is replaced, and the ol
   const auto profile = lab_profile();
   auto state = fresh_host(profile, {});
   state.links.push_back({"bond1", 9, "bond", "02:4e:10:00:00:01", 4200, true, ""});
-  state.routes.push_back({4, {4, "10.0.0.0", 12}, 1001, 186, {{"10.0.0.1", "bond1", false}}});
+  state.routes.push_back({4, {4, "10.0.0.0", 12}, 1001, 186, 0, {{"10.0.0.1", "bond1", false}}});
   auto plan = plan_changes(profile, state, {});
   REQUIRE(plan.ok());
   auto route = std::find_if(plan->changes.begin(), plan->changes.end(), [](const Change& c) {
@@ -267,6 +309,11 @@ TEST_CASE("host apply plan: a route with other next hops is replaced, and the ol
         "~ route 10.0.0.0/12 table 1001 nexthop via 10.0.0.1 dev bond1 -> nexthop via 10.0.0.1 dev bond1 nexthop via "
         "10.0.0.2 dev bond1");
   CHECK(route->protocol == 186);
+  // bgp's route, not one of hpnctl's: a conflict, which --force overrides.
+  REQUIRE(plan->conflicts.size() == 1);
+  CHECK(plan->conflicts[0].text ==
+        "route 10.0.0.0/12 of the profile would replace the host's 10.0.0.0/12 table 1001 metric 0 proto bgp nexthop "
+        "via 10.0.0.1 dev bond1");
   const auto j = change_json(*route);
   CHECK(j["op"] == "~");
   CHECK(j["kind"] == "route");
@@ -371,4 +418,185 @@ TEST_CASE("host apply rollback: an undo that fails is reported and the others st
   REQUIRE(outcome.undo_errors.size() == 1);
   CHECK(outcome.undo_errors[0] == "undo of step 5 (~ master nic1p1 none -> bond1): injected undo failure");
   CHECK(host.calls.back() == "undo " + plan->changes[0].text());
+}
+
+namespace {
+
+// A host as a real one is found: a DHCP default route at metric 100 on
+// eth0, an unrelated route in table 1001, and (where asked) a member port
+// with an address and a route of its own, and one enslaved to a bridge.
+HostState lived_in_host(const ApplyProfile& p, bool member_clutter) {
+  HostState s = fresh_host(p, {});
+  s.links.push_back({"eth0", 20, "", "52:54:00:12:34:56", 1500, true, ""});
+  s.addresses.push_back({"eth0", {4, "192.168.100.10", 24}});
+  s.routes.push_back({4, {4, "0.0.0.0", 0}, 254, 16, 100, {{"192.168.100.1", "eth0", false}}});
+  s.routes.push_back({4, {4, "172.16.0.0", 16}, 1001, 4, 0, {{"192.168.100.1", "eth0", false}}});
+  if (member_clutter) {
+    s.links[1].up = true;  // nic1p1
+    s.addresses.push_back({"nic1p1", {4, "192.168.5.5", 24}});
+    s.addresses.push_back({"nic1p1", {6, "fe80::6c54:aaff:fee5:8d02", 64}, true});  // the kernel's own: no conflict
+    s.routes.push_back({4, {4, "192.168.5.0", 24}, 254, 2, 0, {{"", "nic1p1", false}}});  // the kernel's own
+    s.routes.push_back({4, {4, "192.168.77.0", 24}, 254, 3, 0, {{"192.168.5.1", "nic1p1", false}}});
+    s.links.push_back({"br0", 21, "bridge", "52:54:00:00:00:21", 1500, true, ""});
+    s.links[3].master = "br0";  // nic2p1
+  }
+  return s;
+}
+
+std::vector<std::string> conflict_texts(const ChangePlan& plan) {
+  std::vector<std::string> out;
+  for (const auto& c : plan.conflicts) out.push_back(c.text);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("host apply plan: the host's default route and unrelated routes are left alone", "[host]") {
+  const auto profile = lab_profile();
+  for (bool no_bond : {false, true}) {
+    ApplyOptions o;
+    o.no_bond = no_bond;
+    const auto state = lived_in_host(profile, false);
+    auto plan = plan_changes(profile, state, o);
+    REQUIRE(plan.ok());
+    CHECK(plan->conflicts.empty());
+    for (const auto& c : plan->changes) {
+      INFO(c.text());
+      CHECK(c.kind != ChangeKind::remove_route);
+      CHECK(c.kind != ChangeKind::remove_address);
+      CHECK(c.text().find("eth0") == std::string::npos);
+      CHECK(c.text().find("172.16.") == std::string::npos);
+    }
+    // Applied and rolled back from its last step: the host as it was.
+    FakeHost host(state);
+    host.plan = &plan.value();
+    host.fail_apply_at = plan->changes.size() - 1;
+    auto outcome = apply_plan(plan.value(), host);
+    CHECK_FALSE(outcome.ok());
+    CHECK(dump(host.state) == dump(state));
+  }
+}
+
+TEST_CASE("host apply plan: a member's own address and route, and another master, are conflicts that --force clears first", "[host]") {
+  const auto profile = lab_profile();
+  ApplyOptions o;
+  o.no_bond = true;
+  const auto state = lived_in_host(profile, true);
+  auto plan = plan_changes(profile, state, o);
+  REQUIRE(plan.ok());
+  CHECK(conflict_texts(plan.value()) == std::vector<std::string>{
+      "member port nic1p1 of bond1 carries 192.168.5.5/24, which the profile does not give it",
+      "member port nic1p1 of bond1 carries route 192.168.77.0/24 table main metric 0 proto boot nexthop via "
+      "192.168.5.1 dev nic1p1, which the profile does not give it",
+      "member port nic2p1 of bond2 is enslaved to br0"});
+  // The removals lead the plan: routes, then addresses, then masters.
+  const auto t = texts(plan.value());
+  REQUIRE(t.size() > 3);
+  CHECK(t[0] == "- route 192.168.77.0/24 table main metric 0 proto boot nexthop via 192.168.5.1 dev nic1p1");
+  CHECK(t[1] == "- addr 192.168.5.5/24 dev nic1p1");
+  CHECK(t[2] == "~ master nic2p1 br0 -> none");
+  // Rolled back from any step, the host is exactly as it was, removals included.
+  for (size_t fail_at : {size_t{3}, plan->changes.size() / 2, plan->changes.size() - 1}) {
+    FakeHost host(state);
+    host.plan = &plan.value();
+    host.fail_apply_at = fail_at;
+    auto outcome = apply_plan(plan.value(), host);
+    CHECK(outcome.undone.size() == fail_at);
+    CHECK(dump(host.state) == dump(state));
+  }
+  // Bonded, the member's other master is released before it is enslaved.
+  auto bonded = plan_changes(profile, state, {});
+  REQUIRE(bonded.ok());
+  const auto b = texts(bonded.value());
+  auto release = std::find(b.begin(), b.end(), "~ master nic2p1 br0 -> none");
+  auto enslave = std::find(b.begin(), b.end(), "~ master nic2p1 none -> bond2");
+  CHECK(release != b.end());
+  CHECK(enslave != b.end());
+  CHECK(release < enslave);
+}
+
+TEST_CASE("host apply plan: routes are told apart by metric and protocol", "[host]") {
+  const auto profile = lab_profile();
+  auto state = fresh_host(profile, {});
+  state.links.push_back({"bond1", 9, "bond", "02:4e:10:00:00:01", 4200, true, ""});
+  // The profile's prefix and table at another metric: another route, kept.
+  state.routes.push_back({4, {4, "10.0.0.0", 12}, 1001, 4, 100, {{"10.9.9.9", "bond1", false}}});
+  auto plan = plan_changes(profile, state, {});
+  REQUIRE(plan.ok());
+  CHECK(plan->conflicts.empty());
+  auto route = std::find_if(plan->changes.begin(), plan->changes.end(), [](const Change& c) {
+    return c.kind == ChangeKind::set_route && c.table == 1001 && c.prefix.family == 4;
+  });
+  REQUIRE(route != plan->changes.end());
+  CHECK(route->op == '+');
+  CHECK(route->metric == 0);
+  FakeHost host(state);
+  host.plan = &plan.value();
+  REQUIRE(apply_plan(plan.value(), host).ok());
+  int both = 0;
+  for (const auto& r : host.state.routes) both += r.table == 1001 && r.to == route->prefix;
+  CHECK(both == 2);
+  // Once applied, hpnctl's own static route is recognised: nothing to do.
+  auto again = plan_changes(profile, host.state, {});
+  REQUIRE(again.ok());
+  CHECK(again->changes.empty());
+  CHECK(again->conflicts.empty());
+}
+
+TEST_CASE("host apply plan: a default route in the profile replaces the host's only as a conflict of its own", "[host]") {
+  const auto profile = profile_from(hpn::test::edited_profile([](nlohmann::json& j) {
+    j["bonds"][0]["routes"].push_back({{"family", 4}, {"to", "0.0.0.0/0"}, {"via", {"10.0.0.1", "10.0.0.2"}}, {"table", 254}});
+  }));
+  const auto state = lived_in_host(profile, false);
+  auto plan = plan_changes(profile, state, {});
+  REQUIRE(plan.ok());
+  REQUIRE(plan->conflicts.size() == 1);
+  CHECK(plan->conflicts[0].default_route);
+  CHECK(plan->conflicts[0].text ==
+        "the profile puts a default route in table main, and the host has one: 0.0.0.0/0 table main metric 100 proto "
+        "dhcp nexthop via 192.168.100.1 dev eth0");
+  const auto t = texts(plan.value());
+  CHECK(t[0] == "- route 0.0.0.0/0 table main metric 100 proto dhcp nexthop via 192.168.100.1 dev eth0");
+  CHECK(std::find(t.begin(), t.end(),
+                  "+ route 0.0.0.0/0 table main nexthop via 10.0.0.1 dev bond1 nexthop via 10.0.0.2 dev bond1") != t.end());
+  FakeHost host(state);
+  host.plan = &plan.value();
+  host.fail_apply_at = plan->changes.size() - 1;
+  apply_plan(plan.value(), host);
+  CHECK(dump(host.state) == dump(state));
+}
+
+TEST_CASE("host apply plan: an existing bond with another mode or monitor is a conflict", "[host]") {
+  const auto profile = lab_profile();
+  auto state = fresh_host(profile, {});
+  LinkState bond{"bond1", 9, "bond", "02:4e:10:00:00:01", 4200, true, ""};
+  bond.bond = BondState{"802.3ad", "layer2", 100, 0, {}};
+  state.links.push_back(bond);
+  auto plan = plan_changes(profile, state, {});
+  REQUIRE(plan.ok());
+  REQUIRE(plan->conflicts.size() == 1);
+  CHECK(plan->conflicts[0].text ==
+        "bond1 exists with other options: bond bond1 mode 802.3ad xmit_hash_policy layer2 miimon 100 -> mode "
+        "balance-xor xmit_hash_policy layer3+4 arp_interval 100 arp_ip_target 10.0.0.1,10.0.0.2");
+  // The same options, targets in another order: no conflict.
+  state.links.back().bond = BondState{"balance-xor", "layer3+4", 0, 100, {"10.0.0.2", "10.0.0.1"}};
+  auto same = plan_changes(profile, state, {});
+  REQUIRE(same.ok());
+  CHECK(same->conflicts.empty());
+}
+
+TEST_CASE("host apply rollback: a stop asked for between steps undoes what was made", "[host]") {
+  const auto profile = lab_profile();
+  const auto state = lived_in_host(profile, false);
+  auto plan = plan_changes(profile, state, {true});
+  REQUIRE(plan.ok());
+  FakeHost host(state);
+  host.plan = &plan.value();
+  int asked = 0;
+  auto outcome = apply_plan(plan.value(), host, [&] { return ++asked > 7; });
+  CHECK(outcome.interrupted);
+  REQUIRE(outcome.failed_step);
+  CHECK(*outcome.failed_step == 7);
+  CHECK(outcome.undone.size() == 7);
+  CHECK(dump(host.state) == dump(state));
 }

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "dataplane/netns.h"
@@ -85,7 +87,19 @@ class HostLab {
   std::string snapshot() const {
     std::string s;
     for (const char* what : {"link", "addr", "route show table all", "-6 route show table all", "rule", "-6 rule", "neigh"}) {
-      s += sh(fmt::format("ip -n {} -j {}", ns, what)).out + "\n";
+      // One line per value, so a difference reads as the lines that differ.
+      // Not the qdisc: the kernel gives a device its default one the first
+      // time it comes up ("noop" before), and no apply sets or restores it.
+      const auto r = sh(fmt::format("ip -n {} -j {}", ns, what));
+      if (!json::accept(r.out)) {
+        s += std::string(what) + ":\n" + r.out + "\n";
+        continue;
+      }
+      json j = json::parse(r.out);
+      for (auto& item : j) {
+        if (item.is_object()) item.erase("qdisc");
+      }
+      s += std::string(what) + ":\n" + j.dump(1) + "\n";
     }
     for (const char* key : {"net/ipv4/fib_multipath_hash_policy", "net/ipv6/fib_multipath_hash_policy",
                             "net/ipv4/conf/nic1p1/arp_announce", "net/ipv6/conf/nic2p2/accept_ra"}) {
@@ -120,6 +134,65 @@ json find_addr(const json& addrs, const std::string& ifname) {
     if (a["ifname"] == ifname) return a;
   }
   return json();
+}
+
+// The host's namespace made like a lived-in host: eth0 (a veth to the ToRs'
+// namespace: this kernel may lack dummy) with a
+// DHCP default route at metric 100 and an unrelated route in table 1001;
+// with `clutter`, nic1p1 up with an address and a route of its own, and
+// nic2p1 a port of bridge br0.
+void live_in(const HostLab& lab, bool clutter) {
+  const std::string ip = "ip -n " + lab.ns + " ";
+  std::string script = ip + "link add eth0 address 52:54:00:12:34:56 type veth peer name t-eth0 netns " + lab.tor +
+                       " && " + ip + "link set eth0 up && " + ip +
+                       "addr add 192.168.100.10/24 dev eth0 && " + ip +
+                       "route add default via 192.168.100.1 dev eth0 proto dhcp metric 100 && " + ip +
+                       "route add 172.16.0.0/16 via 192.168.100.1 dev eth0 table 1001";
+  if (clutter) {
+    script += " && " + ip + "link set nic1p1 up && " + ip + "addr add 192.168.5.5/24 dev nic1p1 && " + ip +
+              "route add 192.168.77.0/24 via 192.168.5.1 dev nic1p1 proto boot && " + ip +
+              "link add br0 address 52:54:00:00:00:21 type bridge && " + ip + "link set br0 up && " + ip +
+              "link set nic2p1 master br0";
+  }
+  auto r = sh(script);
+  INFO(r.out);
+  REQUIRE(r.rc == 0);
+}
+
+// The profile with bond2's IPv6 gateway on nic2p2 made a multicast address,
+// which the kernel refuses as a next hop: the apply fails at its last route,
+// with nearly everything else made.
+std::string late_failing_profile() {
+  return hpn::test::edited_profile([](json& j) {
+    j["bonds"][1]["members"][1]["gateway_ipv6"] = "ff02::2";
+    for (auto& r : j["bonds"][1]["routes"]) {
+      if (r["family"] == 6) r["via"][1] = "ff02::2";
+    }
+  });
+}
+
+// The lines of `a` and `b` that the other lacks: what an INFO shows when
+// two snapshots differ.
+std::string differences(const std::string& a, const std::string& b) {
+  auto lines = [](const std::string& s) {
+    std::multiset<std::string> out;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);) out.insert(l);
+    return out;
+  };
+  const auto x = lines(a), y = lines(b);
+  std::string out;
+  for (const auto& l : x) if (!y.count(l)) out += "- " + l + "\n";
+  for (const auto& l : y) if (!x.count(l)) out += "+ " + l + "\n";
+  if (out.empty() && a != b) {
+    // The same lines in another order: where they part.
+    size_t at = 0;
+    while (at < a.size() && at < b.size() && a[at] == b[at]) ++at;
+    const size_t from = a.rfind("\n", at > 400 ? at - 400 : 0);
+    out = "reordered, before:\n" + a.substr(from == std::string::npos ? 0 : from, 800) + "\nafter:\n" +
+          b.substr(from == std::string::npos ? 0 : from, 800);
+  }
+  return out;
 }
 
 bool has_local(const json& link, const std::string& local, int len) {
@@ -409,5 +482,119 @@ TEST_CASE("host announce: one gratuitous ARP and one NA arrive on each member's 
                              file, expect[i].ipv6),
                  false);
     CHECK(na.out == fmt::format("{0},{1},ff02::1,255,0,0,1,{1},{0},1\n", expect[i].mac, expect[i].ipv6));
+  }
+}
+
+TEST_CASE("host apply on a lived-in host keeps its default route and other routes, and a late kernel error restores it exactly",
+          "[host][netns]") {
+  NEED_ROOT();
+  {
+    HostLab lab;
+    REQUIRE(lab.ok);
+    live_in(lab, false);
+    auto r = lab.apply("--no-bond");
+    INFO(r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    const json defaults = lab.ip("route show default");
+    REQUIRE(defaults.size() == 1);
+    CHECK(defaults[0]["gateway"] == "192.168.100.1");
+    CHECK(defaults[0]["metric"] == 100);
+    CHECK(defaults[0]["protocol"] == "dhcp");
+    const json table = lab.ip("route show table 1001");
+    bool unrelated = false;
+    for (const auto& route : table) unrelated = unrelated || route["dst"] == "172.16.0.0/16";
+    CHECK(unrelated);
+    CHECK(table.size() == 2);  // that one and the profile's 10.0.0.0/12
+  }
+  HostLab lab;
+  REQUIRE(lab.ok);
+  live_in(lab, false);
+  hpn::test::write_file(lab.profile, late_failing_profile());
+  const std::string before = lab.snapshot();
+  auto r = lab.apply("--no-bond");
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 3);
+  CHECK(r.err.find("failed: + route fd48:504e") != std::string::npos);
+  CHECK(r.err.find("were rolled back") != std::string::npos);
+  const std::string after = lab.snapshot();
+  INFO(differences(before, after));
+  CHECK(after == before);
+}
+
+TEST_CASE("host apply refuses member ports with state of their own, and --force saves it, clears it, and rollback restores it",
+          "[host][netns]") {
+  NEED_ROOT();
+  HostLab lab;
+  REQUIRE(lab.ok);
+  live_in(lab, true);
+  const std::string before = lab.snapshot();
+  auto refused = lab.apply("--no-bond");
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err.find("would change what it does not own here; nothing was done:\n"
+                         "  member port nic1p1 of bond1 carries 192.168.5.5/24, which the profile does not give it\n"
+                         "  member port nic1p1 of bond1 carries route 192.168.77.0/24 table main metric 0 proto boot "
+                         "nexthop via 192.168.5.1 dev nic1p1, which the profile does not give it\n"
+                         "  member port nic2p1 of bond2 is enslaved to br0\n") != std::string::npos);
+  CHECK(lab.snapshot() == before);
+  // The dry run refuses the same way.
+  CHECK(lab.apply("--no-bond --dry-run").exit_code == 2);
+
+  // Forced, and failing late: what it removed is saved, and all of it is back.
+  const std::string good_profile = hpn::test::read_file(lab.profile);
+  hpn::test::write_file(lab.profile, late_failing_profile());
+  const std::string saved = (lab.dir / "saved").string();
+  auto failed = lab.apply("--no-bond --force --saved-dir '" + saved + "' --format json");
+  INFO(failed.out << failed.err);
+  CHECK(failed.exit_code == 3);
+  {
+    const std::string after = lab.snapshot();
+    INFO(differences(before, after));
+    CHECK(after == before);
+  }
+  const json report = json::parse(failed.out);
+  CHECK(report["result"] == "rolled-back");
+  CHECK(report["conflicts"].size() == 3);
+  REQUIRE(report["saved"].is_string());
+  const json record = json::parse(hpn::test::read_file(report["saved"].get<std::string>()));
+  CHECK(record["host"] == "host-p0-s00-h000");
+  REQUIRE(record["removed"].size() == 3);
+  CHECK(record["removed"][0]["kind"] == "unroute");
+  CHECK(record["removed"][0]["to"] == "192.168.77.0/24");
+  CHECK(record["removed"][1]["kind"] == "unaddr");
+  CHECK(record["removed"][2]["kind"] == "release");
+  CHECK(record["removed"][2]["from"] == "br0");
+
+  // Forced for real: the members are the profile's, the rest of the host untouched.
+  hpn::test::write_file(lab.profile, good_profile);
+  auto forced = lab.apply("--no-bond --force --saved-dir '" + saved + "'");
+  INFO(forced.out << forced.err);
+  REQUIRE(forced.exit_code == 0);
+  CHECK_FALSE(has_local(find_addr(lab.ip("addr"), "nic1p1"), "192.168.5.5", 24));
+  CHECK(lab.ip("link show nic2p1")[0].count("master") == 0);
+  CHECK(lab.ip("route show default").size() == 1);
+  CHECK(lab.apply("--no-bond").out.find("nothing to change") != std::string::npos);
+}
+
+TEST_CASE("host apply: SIGINT, SIGTERM or SIGHUP midway rolls back and exits 3", "[host][netns]") {
+  NEED_ROOT();
+  for (const char* sig : {"INT", "TERM", "HUP"}) {
+    HostLab lab;
+    REQUIRE(lab.ok);
+    live_in(lab, false);
+    const std::string before = lab.snapshot();
+    // 57 steps 20 ms apart: the signal comes about a third of the way in.
+    const std::string command = fmt::format(
+        "cd {} && {{ '{}' host apply {} --netns {} --no-bond --step-delay 20 >out 2>err & pid=$!; sleep 0.4; "
+        "kill -{} $pid; wait $pid; echo $?; }}",
+        quote(lab.dir.path().string()), HPNCTL_BINARY, quote(lab.profile), lab.ns, sig);
+    auto r = sh(command);
+    const std::string err = hpn::test::read_file(lab.dir / "err");
+    INFO(sig << ": " << r.out << err);
+    CHECK(r.out == "3\n");
+    CHECK(err.find(fmt::format("hpnctl: interrupted by {} before step ", sig)) == 0);
+    CHECK(err.find("were rolled back") != std::string::npos);
+    const std::string after = lab.snapshot();
+    INFO(differences(before, after));
+    CHECK(after == before);
   }
 }
