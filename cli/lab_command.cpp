@@ -1,6 +1,9 @@
 #include "cli/lab_command.h"
 
 #include "cli/exit.h"
+#include "cli/progress.h"
+
+#include <algorithm>
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -37,7 +40,7 @@ struct UpOptions {
   int loss = 0;  // percent, every cable both ways
 };
 
-int run_up(const UpOptions& o) {
+int run_up(const UpOptions& o, const Verbosity& v) {
   auto store = BlueprintStore::open(o.blueprint);
   if (!store) return fail(kInputError, store.error().message);
   auto bp = store->load();
@@ -58,13 +61,12 @@ int run_up(const UpOptions& o) {
   request.wiring.loss_percent = o.loss;
   if (auto size = lab::check_lab_size(*bp, request.wiring); !size) return fail(kInputError, size.error().message);
   if (!need_root("up")) return kEnvironmentError;
-  const bool progress = isatty(STDERR_FILENO);
   lab::NetlinkOps ops;
-  auto state = lab::lab_up(request, ops, [&](std::string_view what) {
-    if (progress) std::cerr << "\r\033[Khpnctl: lab up: " << what << "..." << std::flush;
-  });
-  if (progress) std::cerr << "\r\033[K";
+  Progress progress(v);
+  auto state = lab::lab_up(request, ops, [&](std::string_view what) { progress.status(fmt::format("lab up: {}...", what)); });
+  progress.finish();
   if (!state) return fail(kEnvironmentError, "lab up: " + state.error().message);
+  if (v.quiet) return kOk;
   size_t ports = 0;
   for (const auto& d : state->devices) ports += d.ports.size();
   std::cout << fmt::format(
@@ -126,6 +128,19 @@ int run_ping(const PingOptions& o) {
   if (!store) return fail(kInputError, store.error().message);
   auto bp = store->load();
   if (!bp) return fail(kInputError, bp.error().message);
+  // What the user named is checked here (exit 2); what fails past this
+  // point is the lab's (exit 3).
+  FabricIndex names(*bp);
+  for (const auto* host : {&o.src, &o.dst}) {
+    const int d = names.device_by_name(*host);
+    if (d < 0 || bp->devices[d].role != Role::host) {
+      return fail(kInputError, fmt::format("lab ping: no host '{}' in the lab's plan ({})", *host, state.blueprint));
+    }
+    const auto& ports = bp->panels[bp->devices[d].panel].ports;
+    if (std::none_of(ports.begin(), ports.end(), [&](const auto& p) { return p.nic == o.nic; })) {
+      return fail(kInputError, fmt::format("lab ping: {} has no back-end NIC {}", *host, o.nic));
+    }
+  }
   char self[PATH_MAX] = {};
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return fail(kEnvironmentError, "cannot find this program's path");
@@ -134,7 +149,7 @@ int run_ping(const PingOptions& o) {
                             work, o.src, o.dst, o.nic, o.sport);
   std::error_code ec;
   std::filesystem::remove_all(work, ec);
-  if (!seen) return fail(kInputError, "lab ping: " + seen.error().message);
+  if (!seen) return fail(kEnvironmentError, "lab ping: " + seen.error().message);
   FabricIndex index(*bp);
   auto port_name = [&](int device, int id) -> std::string {
     int p = index.port_by_id(device, id);
@@ -177,7 +192,7 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
   up_cmd->add_option("--wiring", up->wiring, "Wiring file (cabling.csv columns, optional fault column)");
   up_cmd->add_option("--loss", up->loss, "Random loss (percent) on every cable, both directions")
       ->check(CLI::Range(0, lab::kMaxBackgroundLoss))->capture_default_str();
-  up_cmd->callback([up, &exit_code] { exit_code = run_up(*up); });
+  up_cmd->callback([up, up_cmd, &exit_code] { exit_code = run_up(*up, verbosity_of(*up_cmd)); });
 
   auto* down_cmd = lab->add_subcommand("down", "Remove everything the lab made");
   down_cmd->callback([&exit_code] { exit_code = run_down(); });

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "cli/exit.h"
+#include "cli/progress.h"
 
 #include "blueprint/atomic_file.h"
 #include "blueprint/fabric_index.h"
@@ -55,9 +56,17 @@ hpn::probe::SilenceRule silence_rule(const VerifyOptions& o) {
   return rule;
 }
 
-int run_verify(const VerifyOptions& o) {
+int run_verify(const VerifyOptions& o, const Verbosity& verbosity) {
   hpn::OutputFormat format;
   if (!hpn::parse_format(o.format, format)) return fail(kInputError, "--format must be table, json or csv");
+  // Options that only mean something to a lab this command builds.
+  if (!o.lab) {
+    for (const auto& [given, name] : {std::pair{o.wiring.has_value(), "--wiring"},
+                                      std::pair{o.keep.has_value(), "--keep-observations"},
+                                      std::pair{o.loss > 0, "--loss"}}) {
+      if (given) return fail(kInputError, fmt::format("{} needs --lab (it is about the lab verify builds)", name));
+    }
+  }
   auto store = hpn::BlueprintStore::open(o.blueprint);
   if (!store) return fail(kInputError, store.error().message);
   auto bp = store->load();
@@ -84,11 +93,17 @@ int run_verify(const VerifyOptions& o) {
   }
   hpn::FabricIndex fabric(bp.value());
   std::vector<hpn::probe::Observation> all;
+  std::string teardown_error;
   if (o.lab) {
-    auto seen = hpn::cli::observe_lab(bp.value(), o.blueprint, o.wiring, o.scope, o.keep, o.loss,
-                                      silence_rule(o));
-    if (!seen) return fail(kInputError, seen.error().message);
+    int failure = kEnvironmentError;
+    auto seen = hpn::cli::observe_lab(bp.value(), o.blueprint, o.wiring, o.scope, o.keep, o.loss, silence_rule(o),
+                                      verbosity, failure);
+    if (!seen) {
+      return failure == kInputError ? fail_located(kInputError, seen.error().message)
+                                    : fail(kEnvironmentError, seen.error().message);
+    }
     all = std::move(seen->observations);
+    teardown_error = seen->teardown_error;
     // The lab's own sessions, unless dumps were given for its switches.
     for (auto& d : seen->bgp) {
       if (std::none_of(bgp.begin(), bgp.end(), [&](const auto& g) { return g.device == d.device; })) {
@@ -137,8 +152,12 @@ int run_verify(const VerifyOptions& o) {
     // Per sender port and destination, the source ports whose paths are disjoint (HPN §5).
     auto paths = hpn::probe::to_json(hpn::probe::learn_disjoint_paths(bp.value(), all));
     if (auto st = hpn::write_file_atomic(*o.paths_out, paths); !st) {
-      return fail(kInputError, "cannot write the disjoint paths: " + st.error().message);
+      return fail(kEnvironmentError, "cannot write the disjoint paths: " + st.error().message);
     }
+  }
+  if (!teardown_error.empty()) {
+    return fail(kEnvironmentError, "the report stands, but taking the lab down failed: " + teardown_error +
+                                       "; 'hpnctl lab down' retries");
   }
   return report.clean() ? kOk : kFindings;
 }
@@ -177,7 +196,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   verify_cmd->add_option("--loss", verify->loss, "With --lab: random loss (percent) on every cable of the lab")
       ->check(CLI::Range(0, hpn::lab::kMaxBackgroundLoss))->capture_default_str();
 
-  verify_cmd->callback([verify, &exit_code] { exit_code = run_verify(*verify); });
+  verify_cmd->callback([verify, verify_cmd, &exit_code] { exit_code = run_verify(*verify, verbosity_of(*verify_cmd)); });
 }
 
 }  // namespace hpn::cli

@@ -11,6 +11,7 @@
 #include "dataplane/lab.h"
 #include "dataplane/lab_verify.h"
 #include "dataplane/netlink_ops.h"
+#include "cli/exit.h"
 #include "probe/agent_output.h"
 
 namespace hpn::cli {
@@ -18,11 +19,12 @@ namespace hpn::cli {
 namespace fs = std::filesystem;
 
 Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
-                                                    const std::optional<std::string>& wiring_file,
-                                                    const std::string& scope,
-                                                    const std::optional<std::string>& keep,
-                                                    int loss_percent, const probe::SilenceRule& silence) {
-  if (geteuid() != 0) return Error{"verify --lab needs root (it builds a lab of network namespaces)"};
+                                const std::optional<std::string>& wiring_file, const std::string& scope,
+                                const std::optional<std::string>& keep, int loss_percent,
+                                const probe::SilenceRule& silence, const Verbosity& verbosity, int& failure_code) {
+  // What the user gave is checked first (exit 2); past it, what fails is
+  // the machine's or the lab's (exit 3).
+  failure_code = kInputError;
   lab::LabUpRequest request;
   request.blueprint = &bp;
   request.blueprint_path = fs::absolute(blueprint_dir).lexically_normal().string();
@@ -35,23 +37,34 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
     request.wiring = lab::planned_wiring(bp);
   }
   request.wiring.loss_percent = loss_percent;
-  if (auto size = lab::check_lab_size(bp, request.wiring); !size) return size.error();
+  // Input errors come back located (the wiring file's) or prefixed, as printed.
+  if (auto size = lab::check_lab_size(bp, request.wiring); !size) return Error{"hpnctl: " + size.error().message};
+  failure_code = kEnvironmentError;
+  if (geteuid() != 0) return Error{"verify --lab needs root (it builds a lab of network namespaces)"};
 
-  const bool tty = isatty(STDERR_FILENO);
-  auto progress = [&](std::string_view what) {
-    if (tty) std::cerr << "\r\033[Khpnctl: verify --lab: " << what << "..." << std::flush;
-  };
+  Progress shown(verbosity);
+  auto progress = [&](std::string_view what) { shown.status(fmt::format("verify --lab: {}...", what)); };
   lab::NetlinkOps ops;
   auto state = lab::lab_up(request, ops, progress);
   if (!state) {
-    if (tty) std::cerr << "\r\033[K";
+    shown.finish();
     return Error{"lab up: " + state.error().message};
   }
-  // Whatever happens from here, the lab goes down again.
+  // Whatever happens from here, the lab goes down again; a teardown that
+  // fails is an error of its own (exit 3), after the report.
   struct Down {
     lab::NetlinkOps& ops;
-    ~Down() { (void)lab::lab_down(lab::kDefaultLabState, ops); }
-  } down{ops};
+    std::string* error;
+    bool done = false;
+    void now() {
+      if (done) return;
+      done = true;
+      if (auto down = lab::lab_down(lab::kDefaultLabState, ops); !down && error) *error = down.error().message;
+    }
+    ~Down() { now(); }
+  };
+  std::string teardown_error;
+  Down down{ops, &teardown_error};
 
   auto status = lab::lab_status(lab::kDefaultLabState, ops);
   if (!status || !status->has_value()) return Error{"lab status: the lab record is gone"};
@@ -67,20 +80,22 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   options.plan.silence = silence;
   options.plan.silence.attempts = lab_probe_attempts();
   auto seen = lab::probe_lab(bp, state.value(), lab::status_json(**status).dump(), options, progress);
-  if (tty) std::cerr << "\r\033[K";
+  shown.finish();
   std::error_code ec;
   fs::remove_all(work, ec);
   if (!seen) return seen.error();
   if (keep) {
     if (auto st = probe::write_observation_file(*keep, seen.value()); !st) return st.error();
   }
-  LabEvidence evidence{std::move(seen.value()), {}};
+  LabEvidence evidence{std::move(seen.value()), {}, {}};
   for (const auto& d : (*status)->devices) {
     if (d.sessions.empty()) continue;
     validator::BgpDump dump{d.recorded.name, false, "the lab's " + d.recorded.name, {}};
     for (const auto& st : d.sessions) dump.sessions.push_back(st.bgp);
     evidence.bgp.push_back(std::move(dump));
   }
+  down.now();
+  evidence.teardown_error = teardown_error;
   return evidence;
 }
 

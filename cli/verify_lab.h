@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "blueprint/model.h"
+#include "cli/progress.h"
 #include "blueprint/result.h"
 #include "dataplane/wiring.h"
 #include "probe/observation.h"
@@ -23,13 +24,15 @@ namespace hpn::cli {
 struct LabEvidence {
   std::vector<probe::Observation> observations;
   std::vector<validator::BgpDump> bgp;  // one per switch, as its bgpd reported once converged
+  std::string teardown_error;           // lab down failed after the probing: the lab may be partly up
 };
+// On failure `failure_code` says whose: kInputError (the wiring file, a lab
+// too big) or kEnvironmentError (not root, the lab, the probes). Progress
+// shows on a terminal unless `verbosity` is quiet.
 Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
-                                                    const std::optional<std::string>& wiring,
-                                                    const std::string& scope,
-                                                    const std::optional<std::string>& keep,
-                                                    int loss_percent = 0,
-                                                    const probe::SilenceRule& silence = {});
+                                const std::optional<std::string>& wiring, const std::string& scope,
+                                const std::optional<std::string>& keep, int loss_percent,
+                                const probe::SilenceRule& silence, const Verbosity& verbosity, int& failure_code);
 
 // The attempts each probe of verify --lab makes (its senders' retries + 1).
 int lab_probe_attempts();

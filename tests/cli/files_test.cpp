@@ -298,14 +298,14 @@ TEST_CASE("files/readonly: a user who may not write the plan's directory queries
   CHECK_FALSE(fs::exists(p.plan() / "blueprint.db-shm"));
 }
 
-TEST_CASE("files/cli: verify --paths-out into a missing directory exits 2 and writes nothing") {
+TEST_CASE("files/cli: verify --paths-out into a missing directory exits 3, as other outputs do, and writes nothing") {
   LabPlan p;
   plan_lab(p);
   write_file(p.dir / "none.jsonl", one_observation());
   RunResult r = run_hpnctl("verify --blueprint " + q(p.plan()) + " " + q(p.dir / "none.jsonl") + " --paths-out " +
                                q(p.dir / "nowhere" / "paths.json"),
                            p.dir.path());
-  CHECK(r.exit_code == 2);
+  CHECK(r.exit_code == 3);
   CHECK(r.err == "hpnctl: cannot write the disjoint paths: " + (p.dir / "nowhere" / "paths.json").string() +
                      ": cannot write: No such file or directory\n");
   CHECK_FALSE(fs::exists(p.dir / "nowhere"));
