@@ -339,6 +339,34 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
     bool enough = members.size() < 2 || std::pow(1 - 1 / n, static_cast<double>(total)) < o.miss_probability;
     return all_seen && enough;
   };
+  // Core rules no trace has exercised yet (core, in-port, destination
+  // pod), by the pod and plane whose traffic enters there: only probes
+  // between pods can show a core breaking its rules, and hashes decide
+  // which in-ports they reach.
+  std::set<std::tuple<int, int, int>> exercised;  // core, in-port index, destination pod
+  for (const auto& obs : seen) {
+    if (!obs.received || obs.direction == "expired") continue;
+    const int dst = f.device_by_name(obs.dst_device);
+    if (dst < 0) continue;
+    for (const auto& hop : obs.hops) {
+      const int d = f.device_by_node_id(hop.node_id);
+      if (d >= 0 && bp.devices[d].role == Role::core) exercised.insert({d, f.port_by_id(d, hop.ingress_if), bp.devices[dst].pod});
+    }
+  }
+  std::set<std::tuple<int, int, int>> unexercised;  // source pod, plane, destination pod
+  for (const auto& r : bp.core_rules) {
+    if (r.status != "active") continue;
+    const int in = f.port_by_name(r.core, r.in_port);
+    if (in < 0 || exercised.count({r.core, in, r.dst_pod})) continue;
+    const PortRef agg = f.far_end({r.core, in});
+    if (!agg.valid()) continue;
+    unexercised.insert({bp.devices[agg.device].pod, bp.devices[r.core].plane, r.dst_pod});
+  }
+  auto crosses_unexercised = [&](const ProbeTarget& t, int src_tor) {
+    const Device& src = bp.devices[t.src_host];
+    const Device& dst = bp.devices[t.dst_host];
+    return src.pod != dst.pod && unexercised.count({src.pod, bp.devices[src_tor].plane, dst.pod}) > 0;
+  };
   int max_port = o.first_source_port;
   for (const auto& t : sent) {
     for (int p : t.source_ports) max_port = std::max(max_port, p);
@@ -349,7 +377,8 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
     // The ToR this pair leaves from, and the one it arrives at.
     int src_tor = f.far_end({t.src_host, f.port_by_name(t.src_host, t.src_port)}).device;
     if (src_tor < 0) continue;
-    bool want = !satisfied(src_tor, c.up) || !satisfied(src_tor, c.down) || thin_round_trip(t);
+    bool want = !satisfied(src_tor, c.up) || !satisfied(src_tor, c.down) || thin_round_trip(t) ||
+                crosses_unexercised(t, src_tor);
     if (!want) continue;
     ProbeTarget again = t;
     int extra = std::min<int>(o.probes_per_pair, o.max_probes_per_pair - static_cast<int>(t.source_ports.size()));

@@ -97,8 +97,9 @@ std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<in
 // each ToR in scope whose uplink group has a member not yet witnessed
 // (either way) or too few probes to call a silent one missing, and for the
 // pairs crossing a host-cable direction that is silent and not yet past
-// options.silence (loss may still explain it). Empty when coverage is
-// complete or the bound is reached.
+// options.silence (loss may still explain it), and for the pairs between
+// pods whose plane has a core rule (in-port, destination pod) no trace has
+// exercised yet. Empty when coverage is complete or the bound is reached.
 std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
                                     const std::vector<Observation>& seen, const PlanOptions& options = {});
 

@@ -12,10 +12,18 @@ std::vector<KernelSetting> linux_sysctls(const SwitchConfig& c) {
   set("net.ipv4.ip_forward", "1");
   set("net.ipv6.conf.all.forwarding", "1");
   // Five-tuple ECMP: different UDP source ports take different uplinks, as
-  // HPN's disjoint-path search and the probes rely on. The seed is the node
-  // ID, so a switch hashes the same way every time it boots.
-  set("net.ipv4.fib_multipath_hash_policy", "1");
-  set("net.ipv6.fib_multipath_hash_policy", "1");
+  // HPN's disjoint-path search and the probes rely on. Policy 3 hashes the
+  // fields named (0x37: addresses, protocol, ports) with this switch's own
+  // seed; policy 1 reuses a hash the packet already carries (the sender's
+  // socket hash, kept across veth pairs and set by NIC RSS), so every hop
+  // would choose alike and the aggregation switches' core uplinks polarize:
+  // measured in the two-pod lab, each aggregation switch sent all traffic
+  // for a destination to one core whatever the source port. The seed is
+  // the node ID, so a switch hashes the same way every time it boots.
+  for (const char* family : {"ipv4", "ipv6"}) {
+    set(fmt::format("net.{}.fib_multipath_hash_policy", family), "3");
+    set(fmt::format("net.{}.fib_multipath_hash_fields", family), "0x0037");
+  }
   set("net.ipv4.fib_multipath_hash_seed", std::to_string(c.node_id), true);
   // A next hop whose neighbour failed is skipped: a dead link stops
   // drawing traffic before BGP's hold timer runs out.

@@ -277,17 +277,38 @@ TEST_CASE("dataplane/lab (root): a core that stops following its rules is named,
   auto wiring = parse_wiring(cabling_csv(bp), "planned.csv", bp);
   REQUIRE(wiring);
   RunningLab lab(wiring.value(), bp);
-  // core-1-00 forgets the rule of its in-port etp2 (from pod 0): what
-  // arrives there for pod 1 is hashed over pod 1's group instead.
+  // core-1-00 sends what arrives on etp2 (from pod 0) for pod 1 out of
+  // etp7, where its rule says etp6: both of pod 1's prefixes, every probe.
+  // (Forgetting the rule instead leaves it to the hash, which may pick
+  // etp6 for every destination probed: no evidence either way.)
   const std::string core = lab.netns("core-1-00");
-  auto removed = run_in_namespace(core, {kVtysh, "-N", core, "-c", "configure terminal", "-c", "interface etp2",
-                                         "-c", "no pbr-policy CORE-IN-etp2"},
-                                  std::chrono::seconds(10));
-  REQUIRE(removed);
-  REQUIRE(removed->exit_code == 0);
-  auto rules = lab.ops.rules(core);
-  REQUIRE(rules);
-  CHECK(std::none_of(rules->begin(), rules->end(), [](const RuleState& r) { return r.iif == "etp2"; }));
+  std::string rule_out;
+  for (const auto& r : bp.core_rules) {
+    if (bp.devices[r.core].name == "core-1-00" && r.in_port == "etp2" && r.dst_pod == 1) rule_out = r.out_port;
+  }
+  REQUIRE(rule_out == "etp6");
+  std::string etp7_peer;  // the next hop pbrd sets for etp7 (etp3's rule), from the same frr.conf
+  {
+    const std::string conf = hpn::test::read_file(std::filesystem::path(lab.state.routing_dir) / "core-1-00" / "frr.conf");
+    const std::string marker = "pbr-map CORE-IN-etp3 seq 1\n";
+    const size_t at = conf.find(marker);
+    REQUIRE(at != std::string::npos);
+    const size_t set = conf.find(" set nexthop ", at);
+    REQUIRE(set != std::string::npos);
+    etp7_peer = conf.substr(set + 13, conf.find(' ', set + 13) - (set + 13));
+  }
+  std::vector<std::string> command{kVtysh, "-N", core, "-c", "configure terminal"};
+  for (const char* seq : {"1", "2"}) {
+    for (const std::string& c : {std::string("pbr-map CORE-IN-etp2 seq ") + seq, "set nexthop " + etp7_peer + " etp7", std::string("exit")}) {
+      command.push_back("-c");
+      command.push_back(c);
+    }
+  }
+  auto changed = run_in_namespace(core, command, std::chrono::seconds(10));
+  REQUIRE(changed);
+  INFO(changed->out << changed->err);
+  REQUIRE(changed->exit_code == 0);
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // pbrd installs it through zebra
   // Probe the lab as verify --lab does, and diff.
   auto status = lab_status(lab.state_path, lab.ops);
   REQUIRE(status);
@@ -317,11 +338,20 @@ TEST_CASE("dataplane/lab (root): a core that stops following its rules is named,
   for (const auto& f : report.findings) {
     if (f.severity != "info") faults.push_back(&f);
   }
-  INFO(faults.size());
+  // What crossed core-1-00, for the message when nothing is named.
+  std::string through;
+  for (const auto& [key, n] : witnesses.core_hops) {
+    const auto& [device, in, pod, out] = key;
+    if (device != fabric.device_by_name("core-1-00")) continue;
+    through += fmt::format("in {} for pod {} out {}: {}\n", fabric.port({device, in}).name, pod,
+                           fabric.port({device, out}).name, n);
+  }
+  INFO("traces through core-1-00:\n" << through);
   REQUIRE_FALSE(faults.empty());
   for (const auto* f : faults) {
     INFO(f->message);
     CHECK(f->kind == "core-rule-violation");
     CHECK(f->expected.starts_with("core-1-00: in etp2 for pod 1 -> out etp6 (core-rules.csv row "));
+    CHECK(f->observed.find("etp7") != std::string::npos);
   }
 }

@@ -90,7 +90,10 @@ TEST_CASE("dataplane/topology: switches are IOAM routers, hosts carry their bond
 
   const auto& tor = config_of(configs, *t, "tor-p0-s00-r1a");
   CHECK(has_sysctl(tor, "net/ipv6/conf/all/forwarding", "1"));
-  CHECK(has_sysctl(tor, "net/ipv6/fib_multipath_hash_policy", "1"));
+  // Each switch hashes the five-tuple itself, with its own seed (no polarization).
+  CHECK(has_sysctl(tor, "net/ipv6/fib_multipath_hash_policy", "3"));
+  CHECK(has_sysctl(tor, "net/ipv6/fib_multipath_hash_fields", "0x0037"));
+  CHECK(has_sysctl(tor, "net/ipv4/fib_multipath_hash_seed", "65536"));
   CHECK(has_sysctl(tor, "net/ipv6/ioam6_id", "65536"));
   CHECK(has_sysctl(tor, "net/ipv6/conf/etp5/ioam6_id", "80"));
   CHECK(has_sysctl(tor, "net/ipv6/conf/etp5/ioam6_enabled", "1"));
