@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <algorithm>
 #include <map>
 
 #include "bench/peak_memory.h"
@@ -88,6 +89,19 @@ int main(int argc, char** argv) {
       "scope verified\n",
       bp.cables.size(), obs.size(), host_observations, obs.size() - host_observations, best, peak, report.findings.size(),
       report.summary.cables_verified, report.summary.cables_in_scope);
+  // Probes per cable: the traces that crossed each cable, both ways summed,
+  // by kind (the evidence each verdict rests on).
+  std::map<std::string, std::vector<int64_t>> per_cable;
+  for (size_t c = 0; c < bp.cables.size() && c < report.evidence.size(); ++c) {
+    if (bp.cables[c].kind == hpn::CableKind::frontend) continue;
+    const auto& e = report.evidence[c];
+    per_cable[std::string(hpn::to_string(bp.cables[c].kind))].push_back(e.dir[0].received + e.dir[1].received);
+  }
+  for (auto& [kind, counts] : per_cable) {
+    std::sort(counts.begin(), counts.end());
+    std::cout << fmt::format("  probes per {} cable: min {}, median {}, max {}\n", kind, counts.front(),
+                             counts[counts.size() / 2], counts.back());
+  }
   std::map<std::string, int> kinds;
   for (const auto& f : report.findings) ++kinds[f.kind];
   for (const auto& [kind, n] : kinds) std::cout << fmt::format("  {} {}\n", n, kind);

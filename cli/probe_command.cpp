@@ -212,8 +212,9 @@ int run_listen(ListenArgs& a) {
 struct SendArgs {
   Naming naming;
   Trust trust;
-  std::string from, to, source_ports = "49152-49167", run, output;
+  std::string from, to, source_ports = "49152-49167", run, output, plan;
   unsigned probes = 16, rate = 1000, timeout_ms = 500, retries = 2;
+  bool probes_given = false, source_ports_given = false;
 };
 
 int run_send(SendArgs& a) {
@@ -235,14 +236,31 @@ int run_send(SendArgs& a) {
   o.retries = a.retries;
   o.udp_port = static_cast<std::uint16_t>(a.naming.udp_port);
   o.ioam_namespace = static_cast<std::uint16_t>(a.naming.ioam_namespace);
-  auto range = probe::parse_port_range(a.source_ports);
-  if (!range) return fail(kInputError, "--source-ports " + range.error().message);
-  o.source_ports = *range;
-  auto destinations = probe::parse_destinations(a.to);
-  if (!destinations) return fail(kInputError, "--to " + destinations.error().message);
-  o.destinations = std::move(destinations.value());
+  // Either a plan file, or ports x destinations x probes.
+  if (a.plan.empty() && (a.from.empty() || a.to.empty())) return fail(kInputError, "give --from and --to, or --plan FILE");
+  if (!a.plan.empty() && (!a.from.empty() || !a.to.empty())) {
+    return fail(kInputError, "--plan gives the ports and destinations: no --from or --to with it");
+  }
+  std::vector<std::string> from = probe::split_list(a.from);
+  if (!a.plan.empty()) {
+    if (a.probes_given || a.source_ports_given) {
+      return fail(kInputError, "--plan gives each probe's source port: no --probes or --source-ports with it");
+    }
+    auto plan = probe::read_send_plan(a.plan);
+    if (!plan) return fail_located(kInputError, plan.error().message);
+    from = plan->from;
+    o.destinations = plan->to;
+    for (const auto& p : plan->probes) o.planned.push_back({p.from, p.to, p.source_port, p.entry});
+  } else {
+    auto range = probe::parse_port_range(a.source_ports);
+    if (!range) return fail(kInputError, "--source-ports " + range.error().message);
+    o.source_ports = *range;
+    auto destinations = probe::parse_destinations(a.to);
+    if (!destinations) return fail(kInputError, "--to " + destinations.error().message);
+    o.destinations = std::move(destinations.value());
+  }
   // --from takes interface names or, when mapped, blueprint port names.
-  for (const auto& entry : probe::split_list(a.from)) {
+  for (const auto& entry : from) {
     const std::string ifname = names->interface_of(entry).value_or(entry);
     auto address = probe::interface_global_address(ifname);
     if (!address) return fail(kEnvironmentError, "--from " + address.error().message);
@@ -268,7 +286,7 @@ int run_send(SendArgs& a) {
   if (auto s = drop_and_check_output(a.trust, a.output); !s) return fail(kEnvironmentError, s.error().message);
   install_signal_handlers();
   std::cerr << fmt::format("hpnctl: run {}: {} probes from {} port(s) to {} host(s), done within {:.1f} s\n", o.run,
-                           o.probes * o.ports.size() * o.destinations.size(), o.ports.size(),
+                           probe::planned_probes(o), o.ports.size(),
                            o.destinations.size(), static_cast<double>(probe::sender_budget_ns(o)) / 1e9);
   probe::SystemClock clock;
   probe::AuthenticatedNetwork authenticated(network, *guard.value(), clock);
@@ -328,13 +346,17 @@ void add_probe_commands(CLI::App& app, int& exit_code) {
   auto* send_cmd = probe->add_subcommand("send", "Probe hosts out of chosen NIC ports; write observations");
   add_naming(send_cmd, send->naming);
   add_trust(send_cmd, send->trust);
-  send_cmd->add_option("--from", send->from, "Ports to send out of, PORT,... (interface or mapped port names)")
-      ->required();
-  send_cmd->add_option("--to", send->to, "Hosts to probe, HOST=ADDRESS,... (HOST as the blueprint names it)")
-      ->required();
-  send_cmd->add_option("--probes", send->probes, "Probes per port and host")->capture_default_str();
+  send_cmd->add_option("--from", send->from, "Ports to send out of, PORT,... (interface or mapped port names)");
+  send_cmd->add_option("--to", send->to, "Hosts to probe, HOST=ADDRESS,... (HOST as the blueprint names it)");
+  send_cmd->add_option("--plan", send->plan,
+                       "Send exactly a probe plan's probes: JSON lines of entry, from, to, source_ports "
+                       "(instead of --from, --to, --probes, --source-ports)");
+  send_cmd->add_option("--probes", send->probes, "Probes per port and host")
+      ->capture_default_str()
+      ->each([send](const std::string&) { send->probes_given = true; });
   send_cmd->add_option("--source-ports", send->source_ports, "UDP source ports to step through, A-B")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([send](const std::string&) { send->source_ports_given = true; });
   send_cmd->add_option("--rate", send->rate, "Datagrams per second, retries included")
       ->check(CLI::Range(1u, 1000000u))->capture_default_str();
   send_cmd->add_option("--timeout", send->timeout_ms, "Milliseconds to wait for each reply")

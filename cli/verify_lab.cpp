@@ -12,7 +12,10 @@
 #include "dataplane/lab_verify.h"
 #include "dataplane/netlink_ops.h"
 #include "cli/exit.h"
+#include "blueprint/atomic_file.h"
 #include "probe/agent_output.h"
+
+#include <nlohmann/json.hpp>
 
 namespace hpn::cli {
 
@@ -79,13 +82,27 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   options.scope = scope;
   options.plan.silence = silence;
   options.plan.silence.attempts = lab_probe_attempts();
-  auto seen = lab::probe_lab(bp, state.value(), lab::status_json(**status).dump(), options, progress);
+  std::vector<probe::ProbeTarget> sent;
+  auto seen = lab::probe_lab(bp, state.value(), lab::status_json(**status).dump(), options, progress, &sent);
   shown.finish();
   std::error_code ec;
   fs::remove_all(work, ec);
   if (!seen) return seen.error();
   if (keep) {
     if (auto st = probe::write_observation_file(*keep, seen.value()); !st) return st.error();
+    // Beside it, the plan the senders were given: the entry each observation names.
+    std::string text;
+    for (size_t e = 0; e < sent.size(); ++e) {
+      const auto& t = sent[e];
+      nlohmann::ordered_json line = {{"entry", e},
+                                     {"from", bp.devices[t.src_host].name + ":" + t.src_port},
+                                     {"to", bp.devices[t.dst_host].name},
+                                     {"address", t.dst_address},
+                                     {"hop_limit", t.hop_limit},
+                                     {"source_ports", t.source_ports}};
+      text += line.dump() + "\n";
+    }
+    if (auto st = write_file_atomic(*keep + ".plan", text); !st) return st.error();
   }
   LabEvidence evidence{std::move(seen.value()), {}, {}};
   for (const auto& d : (*status)->devices) {

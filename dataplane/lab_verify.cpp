@@ -20,6 +20,9 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <thread>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "probe/probe_key.h"
 
@@ -156,17 +159,15 @@ Status prepare_work_dir(const std::string& dir) {
   return {};
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& i : items) s += (s.empty() ? "" : ",") + i;
-  return s;
-}
-
 }  // namespace
 
 Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const LabState& lab,
                                                   const std::string& status_json,
-                                                  const LabProbeOptions& o, const ProbeProgress& progress) {
+                                                  const LabProbeOptions& o, const ProbeProgress& progress,
+                                                  std::vector<probe::ProbeTarget>* sent_plan) {
+  std::vector<probe::ProbeTarget> sent_here;
+  std::vector<probe::ProbeTarget>& sent = sent_plan ? *sent_plan : sent_here;
+  sent.clear();
   auto say = [&](const std::string& s) { if (progress) progress(s); };
   if (auto st = prepare_work_dir(o.work_dir); !st) return st.error();
   auto trust = new_agent_trust();
@@ -212,106 +213,54 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
 
   std::vector<probe::ProbeTarget> plan = probe::initial_plan(bp, hosts.value(), o.plan);
   std::vector<probe::Observation> seen;
-  if (o.switch_probes) {
-    // Before the rounds: the switches' own answers, one sender per host,
-    // each at the pace the switches are asked to answer at.
-    // Rounds, as for the hosts' probes: a core's probes are spread over its
-    // aggregation-core cables by the ToRs' hashes, so more source ports go
-    // where a cable is not yet come up by (probe::next_switch_round).
-    std::vector<probe::ProbeTarget> switch_plan = probe::switch_probes(bp, hosts.value(), o.plan);
-    std::vector<probe::ProbeTarget> switch_round = switch_plan;
-    int first = o.plan.first_source_port;
-    for (int r = 1; r <= o.max_rounds && !switch_round.empty(); ++r) {
-      // One sender per sending port: each port's switches are its own plane's.
-      std::map<std::pair<int, std::string>, std::vector<std::string>> per_port;
-      std::map<std::pair<int, std::string>, size_t> probes;
-      for (const auto& t : switch_round) {
-        if (!wired.count({bp.devices[t.src_host].name, t.src_port})) continue;
-        auto& dsts = per_port[{t.src_host, t.src_port}];
-        const std::string dst = fmt::format("{}={}@{}", bp.devices[t.dst_host].name, t.dst_address, t.hop_limit);
-        if (std::find(dsts.begin(), dsts.end(), dst) == dsts.end()) dsts.push_back(dst);  // the plan's order
-        auto& n = probes[{t.src_host, t.src_port}];
-        n = std::max(n, t.source_ports.size());
-      }
-      say(fmt::format("switch probes, round {}: {} senders", r, per_port.size()));
-      size_t widest = 0;
-      std::vector<std::pair<std::unique_ptr<NamespacedChild>, std::string>> senders;
-      for (const auto& [where, dsts] : per_port) {
-        const std::string& name = bp.devices[where.first].name;
-        const size_t count = probes[where];
-        widest = std::max(widest, count);
-        std::string file =
-            (fs::path(o.work_dir) / fmt::format("switches{}-{}-{}.jsonl", r, name, where.second)).string();
-        auto child = std::make_unique<NamespacedChild>();
-        std::vector<std::string> args{"probe", "send", "--from", where.second,
-                                      "--to", join(dsts),
-                                      "--probes", std::to_string(count),
-                                      "--source-ports", fmt::format("{}-{}", first, first + static_cast<int>(count) - 1),
-                                      "--timeout", std::to_string(o.timeout_ms),
-                                      "--retries", std::to_string(o.retries),
-                                      "--rate", std::to_string(o.switch_probe_rate),
-                                      "--run", trust->run,
-                                      "--device-name", name, "--ports-from", ports_file,
-                                      "--ioam-namespace", ioam, "-o", file};
-        if (auto st = child->start(netns_of[name], o.hpnctl, args, file + ".log", trust->env); !st) return st.error();
-        senders.push_back({std::move(child), file});
-      }
-      for (auto& [child, file] : senders) {
-        int code = child->wait();
-        if (code != 0) {
-          std::ifstream log(file + ".log");
-          std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
-          return Error{fmt::format("probe send ({}) exited with {}: {}", file, code, text)};
-        }
-        auto obs = probe::read_observation_file(file);
-        if (!obs) return obs.error();
-        seen.insert(seen.end(), obs->begin(), obs->end());
-      }
-      // Fresh source ports each round: new hash inputs at every ToR.
-      first += static_cast<int>(widest);
-      if (first + static_cast<int>(widest) + o.plan.probes_per_pair > 65535) first = o.plan.first_source_port;
-      switch_round = probe::merge_round(switch_plan, probe::next_switch_round(bp, switch_plan, seen, o.plan));
+  // Every target sent, numbered once (its entry, which each observation
+  // records), with all the source ports sent to it so far.
+  std::map<std::tuple<int, std::string, int, int, int>, std::size_t> entry_of;
+  auto entry = [&](const probe::ProbeTarget& t) {
+    const auto key = std::make_tuple(t.src_host, t.src_port, t.dst_host, t.dst_nic, t.hop_limit);
+    auto [it, fresh] = entry_of.try_emplace(key, sent.size());
+    if (fresh) {
+      sent.push_back(t);
+      sent.back().source_ports.clear();
     }
-  }
-  std::vector<probe::ProbeTarget> round = plan;
-  int next_source_port = o.plan.first_source_port;
-  for (int r = 1; r <= o.max_rounds && !round.empty(); ++r) {
-    // One sender per host: its ports and destinations, a source-port range of its own.
-    std::map<int, std::pair<std::set<std::string>, std::set<std::string>>> per_host;
-    std::map<int, size_t> probes;
+    return it->second;
+  };
+  // Sends exactly `round`'s probes: one sender per host (per host and port
+  // with `per_port`), each with its share of the round as a plan file.
+  auto send_round = [&](const std::vector<probe::ProbeTarget>& round, const std::string& name, int rate,
+                        bool per_port) -> Status {
+    std::map<std::pair<int, std::string>, std::string> plan_text;
     for (const auto& t : round) {
       // A port with no cable in the lab has no interface to send from; the
       // probes toward it still tell on its cable.
-      if (!wired.count({bp.devices[t.src_host].name, t.src_port})) continue;
-      auto& [ports, dsts] = per_host[t.src_host];
-      ports.insert(t.src_port);
-      dsts.insert(bp.devices[t.dst_host].name + "=" + t.dst_address);
-      probes[t.src_host] = std::max(probes[t.src_host], t.source_ports.size());
+      if (!wired.count({bp.devices[t.src_host].name, t.src_port}) || t.source_ports.empty()) continue;
+      const std::size_t e = entry(t);
+      auto& all = sent[e].source_ports;
+      all.insert(all.end(), t.source_ports.begin(), t.source_ports.end());
+      nlohmann::json line = {{"entry", e}, {"from", t.src_port},
+                             {"to", t.hop_limit > 0 ? fmt::format("{}={}@{}", bp.devices[t.dst_host].name,
+                                                                  t.dst_address, t.hop_limit)
+                                                    : fmt::format("{}={}", bp.devices[t.dst_host].name, t.dst_address)},
+                             {"source_ports", t.source_ports}};
+      plan_text[{t.src_host, per_port ? t.src_port : std::string()}] += line.dump() + "\n";
     }
-    say(fmt::format("round {}: {} senders", r, per_host.size()));
+    say(fmt::format("{}: {} senders", name, plan_text.size()));
     std::vector<std::pair<std::unique_ptr<NamespacedChild>, std::string>> senders;
-    for (const auto& [host, sets] : per_host) {
-      const std::string& name = bp.devices[host].name;
-      size_t count = sets.first.size() * sets.second.size() * probes[host];
-      int first = next_source_port, last = first + static_cast<int>(std::max<size_t>(count, 1)) - 1;
-      if (last > 65535) {
-        first = o.plan.first_source_port;
-        last = first + static_cast<int>(count) - 1;
-      }
-      next_source_port = last + 1;
-      std::string file = (fs::path(o.work_dir) / fmt::format("round{}-{}.jsonl", r, name)).string();
+    for (const auto& [where, text] : plan_text) {
+      const std::string& host = bp.devices[where.first].name;
+      const std::string base = fmt::format("{}-{}{}", name, host, where.second.empty() ? "" : "-" + where.second);
+      const std::string plan_file = (fs::path(o.work_dir) / (base + ".plan.jsonl")).string();
+      const std::string file = (fs::path(o.work_dir) / (base + ".jsonl")).string();
+      std::ofstream(plan_file) << text;
       auto child = std::make_unique<NamespacedChild>();
-      std::vector<std::string> args{"probe", "send", "--from", join({sets.first.begin(), sets.first.end()}),
-                                    "--to", join({sets.second.begin(), sets.second.end()}),
-                                    "--probes", std::to_string(probes[host]),
-                                    "--source-ports", fmt::format("{}-{}", first, last),
+      std::vector<std::string> args{"probe", "send", "--plan", plan_file,
                                     "--timeout", std::to_string(o.timeout_ms),
                                     "--retries", std::to_string(o.retries),
-                                    "--rate", std::to_string(o.rate),
+                                    "--rate", std::to_string(rate),
                                     "--run", trust->run,
-                                    "--device-name", name, "--ports-from", ports_file,
+                                    "--device-name", host, "--ports-from", ports_file,
                                     "--ioam-namespace", ioam, "-o", file};
-      if (auto st = child->start(netns_of[name], o.hpnctl, args, file + ".log", trust->env); !st) return st.error();
+      if (auto st = child->start(netns_of[host], o.hpnctl, args, file + ".log", trust->env); !st) return st.error();
       senders.push_back({std::move(child), file});
     }
     for (auto& [child, file] : senders) {
@@ -325,6 +274,27 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
       if (!obs) return obs.error();
       seen.insert(seen.end(), obs->begin(), obs->end());
     }
+    return {};
+  };
+  if (o.switch_probes) {
+    // Before the rounds: the switches' own answers, one sender per port
+    // (each port's switches are its own plane's), each at the pace the
+    // switches are asked to answer at. In rounds, as for the hosts'
+    // probes: a core's probes are spread over its aggregation-core cables
+    // by the ToRs' hashes, so more source ports go where a cable is not yet
+    // come up by (probe::next_switch_round).
+    std::vector<probe::ProbeTarget> switch_plan = probe::switch_probes(bp, hosts.value(), o.plan);
+    std::vector<probe::ProbeTarget> switch_round = switch_plan;
+    for (int r = 1; r <= o.max_rounds && !switch_round.empty(); ++r) {
+      if (auto st = send_round(switch_round, fmt::format("switches{}", r), o.switch_probe_rate, true); !st) {
+        return st.error();
+      }
+      switch_round = probe::merge_round(switch_plan, probe::next_switch_round(bp, switch_plan, seen, o.plan));
+    }
+  }
+  std::vector<probe::ProbeTarget> round = plan;
+  for (int r = 1; r <= o.max_rounds && !round.empty(); ++r) {
+    if (auto st = send_round(round, fmt::format("round{}", r), o.rate, false); !st) return st.error();
     // Ask for more where coverage falls short; the plan keeps every port sent.
     round = probe::merge_round(plan, probe::next_round(bp, plan, seen, o.plan));
   }

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -147,6 +149,59 @@ hpn::Result<PortRange> parse_port_range(std::string_view text) {
   if (!first || !last) return Error{fmt::format("'{}': expected a UDP port or a range A-B of ports 1-65535", text)};
   if (*first > *last) return Error{fmt::format("'{}': the range ends before it starts", text)};
   return PortRange{*first, *last};
+}
+
+hpn::Result<SendPlan> read_send_plan(const std::string& path) {
+  // A regular file of bounded size: lines can then be no longer than it.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return hpn::Error{fmt::format("{}: not a plan file (not a regular file)", path)};
+  if (std::filesystem::file_size(path, ec) > kMaxSendPlanBytes) {
+    return hpn::Error{fmt::format("{}: larger than {} bytes: not a plan file", path, kMaxSendPlanBytes)};
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return hpn::Error{fmt::format("{}: cannot read the plan file", path)};
+  SendPlan plan;
+  std::map<std::string, std::size_t> from_index, to_index;
+  std::string line;
+  std::size_t number = 0, bytes = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    bytes += line.size() + 1;
+    if (bytes > kMaxSendPlanBytes) {
+      return hpn::Error{fmt::format("{}:{}: past {} bytes: not a plan file", path, number, kMaxSendPlanBytes)};
+    }
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto where = [&](const std::string& what) { return hpn::Error{fmt::format("{}:{}: {}", path, number, what)}; };
+    const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object()) return where("not a JSON object");
+    for (const auto& [key, value] : j.items()) {
+      if (key != "entry" && key != "from" && key != "to" && key != "source_ports") return where("unknown key '" + key + "'");
+    }
+    const auto entry = j.find("entry"), from = j.find("from"), to = j.find("to"), ports = j.find("source_ports");
+    if (entry == j.end() || !entry->is_number_unsigned()) return where("'entry' must be an integer of 0 or more");
+    if (from == j.end() || !from->is_string() || from->get_ref<const std::string&>().empty()) {
+      return where("'from' must name a port");
+    }
+    if (to == j.end() || !to->is_string()) return where("'to' must be HOST=ADDRESS");
+    auto destination = parse_destinations(to->get<std::string>());
+    if (!destination) return where("'to': " + destination.error().message);
+    if (destination->size() != 1) return where("'to' must be one HOST=ADDRESS");
+    if (ports == j.end() || !ports->is_array() || ports->empty()) return where("'source_ports' must be a list of ports");
+    const std::string& port = from->get_ref<const std::string&>();
+    const auto f = from_index.try_emplace(port, plan.from.size()).first->second;
+    if (f == plan.from.size()) plan.from.push_back(port);
+    const std::string key = to->get<std::string>();
+    const auto t = to_index.try_emplace(key, plan.to.size()).first->second;
+    if (t == plan.to.size()) plan.to.push_back(destination->front());
+    for (const auto& p : *ports) {
+      if (!p.is_number_unsigned() || p.get<std::uint64_t>() < 1 || p.get<std::uint64_t>() > 65535) {
+        return where("'source_ports' must be UDP ports, 1 to 65535");
+      }
+      plan.probes.push_back({f, t, static_cast<std::uint16_t>(p.get<std::uint64_t>()), entry->get<std::int64_t>()});
+    }
+  }
+  if (plan.probes.empty()) return hpn::Error{fmt::format("{}: no probe in the plan file", path)};
+  return plan;
 }
 
 }  // namespace hpn::probe

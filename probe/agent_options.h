@@ -70,4 +70,24 @@ hpn::Result<PortRange> parse_port_range(std::string_view text);
 // Splits "a,b,,c" into {"a", "b", "c"}.
 std::vector<std::string> split_list(std::string_view list);
 
+// A sender's share of a probe plan (`probe send --plan FILE`), one JSON
+// object per line (hpnctl-probe(1), PLAN FILES):
+//   {"entry": 7, "from": "nic1p1", "to": "host-p0-s01-h000=fd48:504e::30",
+//    "source_ports": [49152, 49153, 49154]}
+// "to" as one --to item (with "@HL" for a hop-limited probe). The ports
+// and destinations in order of first use; one probe per source port.
+struct SendPlanProbe {
+  std::size_t from = 0, to = 0;  // indexes into SendPlan::from and ::to
+  std::uint16_t source_port = 0;
+  std::int64_t entry = 0;
+};
+struct SendPlan {
+  std::vector<std::string> from;  // port names, as --from takes them
+  std::vector<Destination> to;
+  std::vector<SendPlanProbe> probes;
+};
+inline constexpr std::size_t kMaxSendPlanBytes = 16 << 20;
+// Errors are `FILE:LINE: message`.
+hpn::Result<SendPlan> read_send_plan(const std::string& path);
+
 }  // namespace hpn::probe

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 
 #include "probe/agent_trace.h"
 
@@ -14,16 +15,29 @@ namespace {
 // How long one wait may last, so stop() is polled even when nothing is due.
 constexpr std::int64_t kMaxWait = 200 * kNsPerMs;
 
-std::uint64_t planned_probes(const SenderOptions& o) {
-  return static_cast<std::uint64_t>(o.probes) * o.ports.size() * o.destinations.size();
-}
-
 std::int64_t send_interval_ns(const SenderOptions& o) { return (kNsPerSecond + o.rate - 1) / o.rate; }
 
 struct PlannedProbe {
   std::size_t port = 0, destination = 0;
   std::uint16_t source_port = 0;
+  std::int64_t entry = -1;
 };
+
+// The (port, source port) pairs the run sends from: one socket each.
+std::vector<std::pair<std::size_t, std::uint16_t>> sockets_of(const SenderOptions& o) {
+  std::vector<std::pair<std::size_t, std::uint16_t>> out;
+  if (!o.planned.empty()) {
+    for (const auto& p : o.planned) out.push_back({p.port, p.source_port});
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+  }
+  const unsigned used = std::min(o.source_ports.size(), o.probes);  // only the source ports the probes use
+  for (std::size_t port = 0; port < o.ports.size(); ++port) {
+    for (unsigned i = 0; i < used; ++i) out.push_back({port, static_cast<std::uint16_t>(o.source_ports.first + i)});
+  }
+  return out;
+}
 
 // Round robin over ports and destinations, one probe each per round, so a
 // run cut short has touched every pair; each pair's probes step through the
@@ -31,10 +45,27 @@ struct PlannedProbe {
 std::vector<PlannedProbe> plan(const SenderOptions& o) {
   std::vector<PlannedProbe> out;
   out.reserve(planned_probes(o));
+  if (!o.planned.empty()) {
+    // Round robin over the plan's entries, each entry's probes in order:
+    // consecutive probes go to different destinations, as below.
+    std::vector<std::vector<PlannedProbe>> by_entry;
+    std::map<std::int64_t, std::size_t> slot;
+    for (const auto& p : o.planned) {
+      auto [it, fresh] = slot.try_emplace(p.entry, by_entry.size());
+      if (fresh) by_entry.emplace_back();
+      by_entry[it->second].push_back({p.port, p.destination, p.source_port, p.entry});
+    }
+    for (std::size_t i = 0; out.size() < o.planned.size(); ++i) {
+      for (const auto& probes : by_entry) {
+        if (i < probes.size()) out.push_back(probes[i]);
+      }
+    }
+    return out;
+  }
   for (unsigned i = 0; i < o.probes; ++i) {
     for (std::size_t p = 0; p < o.ports.size(); ++p) {
       for (std::size_t d = 0; d < o.destinations.size(); ++d) {
-        out.push_back({p, d, static_cast<std::uint16_t>(o.source_ports.first + i % o.source_ports.size())});
+        out.push_back({p, d, static_cast<std::uint16_t>(o.source_ports.first + i % o.source_ports.size()), -1});
       }
     }
   }
@@ -177,6 +208,7 @@ Observation Run::base(std::uint64_t id, const std::string& direction) const {
   ob.src_port = o_.ports[p.port].port;
   ob.src_address = o_.ports[p.port].address;
   ob.src_udp_port = p.source_port;
+  ob.entry = p.entry;
   ob.dst_device = o_.destinations[p.destination].device;
   ob.dst_address = o_.destinations[p.destination].address;
   ob.dst_udp_port = o_.udp_port;
@@ -244,6 +276,7 @@ void Run::handle(const Datagram& d) {
     Observation r;
     r.run = f.run;
     r.probe = f.probe;
+    r.entry = f.entry;
     r.direction = f.direction;
     r.src_device = f.dst_device;
     r.src_port = reply->port;  // the reply left by the port its probe came in on
@@ -353,6 +386,11 @@ void Run::finish() {
 
 }  // namespace
 
+std::uint64_t planned_probes(const SenderOptions& o) {
+  if (!o.planned.empty()) return o.planned.size();
+  return static_cast<std::uint64_t>(o.probes) * o.ports.size() * o.destinations.size();
+}
+
 hpn::Status check_sender_options(const SenderOptions& o) {
   if (o.run.empty()) return Error{"the run identifier is empty"};
   if (o.device.empty()) return Error{"this host's device name is empty (--device-name)"};
@@ -365,14 +403,31 @@ hpn::Status check_sender_options(const SenderOptions& o) {
       }
     }
   }
-  if (o.probes == 0) return Error{"--probes must be at least 1"};
+  for (const auto& p : o.planned) {
+    if (p.port >= o.ports.size() || p.destination >= o.destinations.size()) {
+      return Error{"a planned probe names a port or destination the run does not have"};
+    }
+  }
+  if (o.probes == 0 && o.planned.empty()) return Error{"--probes must be at least 1"};
   if (o.rate == 0) return Error{"--rate must be at least 1 probe per second"};
   if (o.timeout_ns <= 0) return Error{"--timeout must be positive"};
   if (o.retries > kMaxRetries) return Error{fmt::format("--retries must be at most {}", kMaxRetries)};
   if (planned_probes(o) > kMaxProbesPerRun) {
+    if (!o.planned.empty()) {
+      return Error{fmt::format("{} planned probes exceed the {} one run may send; split the plan", o.planned.size(),
+                               kMaxProbesPerRun)};
+    }
     return Error{fmt::format("{} probes ({} per port and destination x {} ports x {} destinations) exceed the {} "
                              "one run may send; split the run",
                              planned_probes(o), o.probes, o.ports.size(), o.destinations.size(), kMaxProbesPerRun)};
+  }
+  if (!o.planned.empty()) {
+    if (const auto sockets = sockets_of(o).size(); sockets > kMaxSenderSockets) {
+      return Error{fmt::format("the plan's ports and source ports need {} sockets, more than {}; reuse source "
+                               "ports across destinations",
+                               sockets, kMaxSenderSockets)};
+    }
+    return {};
   }
   const std::uint64_t sockets = static_cast<std::uint64_t>(o.ports.size()) * std::min(o.source_ports.size(), o.probes);
   if (sockets > kMaxSenderSockets) {
@@ -392,13 +447,8 @@ std::int64_t sender_budget_ns(const SenderOptions& o) {
 
 hpn::Status open_sender(const SenderOptions& o, DatagramNetwork& network) {
   if (auto s = check_sender_options(o); !s) return s;
-  // Only the source ports the probes will use.
-  const unsigned used = std::min(o.source_ports.size(), o.probes);
-  for (const auto& port : o.ports) {
-    for (unsigned i = 0; i < used; ++i) {
-      const auto source_port = static_cast<std::uint16_t>(o.source_ports.first + i);
-      if (auto s = network.open(port.interface, {port.address, source_port}); !s) return s;
-    }
+  for (const auto& [port, source_port] : sockets_of(o)) {
+    if (auto s = network.open(o.ports[port].interface, {o.ports[port].address, source_port}); !s) return s;
   }
   return {};
 }

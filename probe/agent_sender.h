@@ -30,6 +30,15 @@ struct SenderPort {
   std::string address;    // the source address (canonical IPv6)
 };
 
+// One probe of a probe plan (`probe send --plan`): out of ports[port] to
+// destinations[destination] from this source port; `entry` is the plan's
+// entry it serves, which its observations record.
+struct PlannedSend {
+  std::size_t port = 0, destination = 0;
+  std::uint16_t source_port = 0;
+  std::int64_t entry = -1;
+};
+
 struct SenderOptions {
   std::string run;     // the run's identifier (its run_id_of() goes on the wire)
   std::string device;  // this host, as the blueprint names it
@@ -43,6 +52,9 @@ struct SenderOptions {
   unsigned retries = 2;
   std::uint16_t ioam_namespace = 123;
   PortNames port_names;  // names the interface a reply arrives on
+  // When given: exactly these probes, in this order, and `probes` and
+  // `source_ports` are not used.
+  std::vector<PlannedSend> planned;
 };
 
 struct SenderCounts {
@@ -71,6 +83,9 @@ struct SenderResult {
   SenderCounts counts;
   bool interrupted = false;
 };
+
+// The probes the run sends: `planned`, or probes x ports x destinations.
+std::uint64_t planned_probes(const SenderOptions& options);
 
 // Refuses what the run cannot do: no port or destination, zero probes or
 // rate, a run past the bounds above, an empty run id or device name.

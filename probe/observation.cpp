@@ -42,6 +42,7 @@ std::string to_json_line(const Observation& o) {
                     {"reporter", o.received ? json(o.reporter) : json()},
                     {"icmp_type", o.received ? json(o.icmp_type) : json()}};
   }
+  if (o.entry >= 0) j["entry"] = o.entry;
   return j.dump();
 }
 
@@ -118,6 +119,7 @@ Result<std::vector<Observation>> read_observations(std::istream& in, const std::
     o.run = r.text(j, "run");
     o.probe = static_cast<uint64_t>(r.integer(j, "probe", 0, INT64_MAX));
     o.direction = r.text(j, "direction");
+    o.entry = r.integer(j, "entry", 0, INT64_MAX, false, -1);
     if (r.error.empty() && o.direction != "forward" && o.direction != "reverse" && o.direction != "expired") {
       r.error = "'direction' must be \"forward\", \"reverse\" or \"expired\"";
     }

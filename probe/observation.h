@@ -45,6 +45,8 @@ struct Observation {
   int hop_limit = 0;
   std::string reporter;       // the address the ICMPv6 error came from
   int icmp_type = 0;          // 3 Time Exceeded, 1 Destination Unreachable
+  // The probe plan's entry the probe serves (`probe send --plan`); -1 none.
+  std::int64_t entry = -1;
 };
 
 std::string to_json_line(const Observation& o);

@@ -78,3 +78,40 @@ TEST_CASE("agent/options: --source-ports is a port or a range", "[agent][options
   CHECK(split_list("a,,b,") == std::vector<std::string>{"a", "b"});
   CHECK(split_list("").empty());
 }
+
+TEST_CASE("agent/options: a send plan file, its ports and destinations in order, errors by line", "[agent][options]") {
+  hpn::test::TempDir dir;
+  const auto path = (dir / "plan.jsonl").string();
+  hpn::test::write_file(path,
+                        "{\"entry\": 3, \"from\": \"nic1p1\", \"to\": \"host-b=fd48:504e::30\", \"source_ports\": [49152, 49153]}\n"
+                        "\n"
+                        "{\"entry\": 4, \"from\": \"nic1p2\", \"to\": \"agg-p0-1-00=fd48:5050::1@64\", \"source_ports\": [49154]}\n"
+                        "{\"entry\": 5, \"from\": \"nic1p1\", \"to\": \"host-b=fd48:504e::30\", \"source_ports\": [49155]}\n");
+  auto plan = read_send_plan(path);
+  REQUIRE(plan);
+  CHECK(plan->from == std::vector<std::string>{"nic1p1", "nic1p2"});
+  REQUIRE(plan->to.size() == 2);
+  CHECK(plan->to[1].device == "agg-p0-1-00");
+  CHECK(plan->to[1].hop_limit == 64);
+  REQUIRE(plan->probes.size() == 4);
+  CHECK(plan->probes[0].source_port == 49152);
+  CHECK(plan->probes[2].from == 1);
+  CHECK(plan->probes[2].entry == 4);
+  CHECK(plan->probes[3].to == 0);
+  auto error_of = [&](const std::string& text) {
+    hpn::test::write_file(path, text);
+    auto r = read_send_plan(path);
+    REQUIRE_FALSE(r);
+    return r.error().message;
+  };
+  CHECK(error_of("{\"entry\": 1, \"from\": \"a\", \"to\": \"b=fd00::1\", \"source_ports\": [1]}\nnot json\n") ==
+        path + ":2: not a JSON object");
+  CHECK(error_of("{\"entry\": -1, \"from\": \"a\", \"to\": \"b=fd00::1\", \"source_ports\": [1]}\n") ==
+        path + ":1: 'entry' must be an integer of 0 or more");
+  CHECK(error_of("{\"entry\": 1, \"from\": \"a\", \"to\": \"b=fd00::1\", \"source_ports\": [0]}\n") ==
+        path + ":1: 'source_ports' must be UDP ports, 1 to 65535");
+  CHECK(error_of("{\"entry\": 1, \"from\": \"a\", \"to\": \"b=fd00::1\", \"source_ports\": [1], \"x\": 2}\n") ==
+        path + ":1: unknown key 'x'");
+  CHECK(error_of("\n") == path + ": no probe in the plan file");
+  CHECK(read_send_plan(dir.path().string()).error().message == dir.path().string() + ": not a plan file (not a regular file)");
+}

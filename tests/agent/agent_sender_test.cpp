@@ -347,3 +347,41 @@ TEST_CASE("agent/sender: options past the run's bounds are refused", "[agent][se
   o = options();
   CHECK(sender_budget_ns(o) == (9 + 1) * 10 * kNsPerMs + 3 * 100 * kNsPerMs);
 }
+
+TEST_CASE("agent/sender: with a plan, exactly its probes, entries interleaved, each observation naming its entry",
+          "[agent][sender]") {
+  OneRouterPath path;
+  auto o = options();
+  o.ports.push_back({"a1", "etp1b", "2001:db8:1::1"});
+  o.destinations.push_back({"host-c", "2001:db8:3::3"});
+  // Entry 4: a0 to host-b from 50000, 50001, 50002; entry 9: a1 to host-c from 61000.
+  o.planned = {{0, 0, 50000, 4}, {0, 0, 50001, 4}, {0, 0, 50002, 4}, {1, 1, 61000, 9}};
+  const auto result = path.run(o);
+  CHECK(result.counts.probes == 4);
+  CHECK(result.counts.answered == 4);
+  REQUIRE(path.network.sent.size() == 4);
+  // Round robin over the entries: 50000, 61000, 50001, 50002.
+  const std::vector<std::pair<std::string, int>> order = {{"a0", 50000}, {"a1", 61000}, {"a0", 50001}, {"a0", 50002}};
+  for (std::size_t i = 0; i < 4; ++i) {
+    INFO("datagram " << i);
+    CHECK(path.network.sent[i].interface == order[i].first);
+    CHECK(path.network.sent[i].local.port == order[i].second);
+  }
+  // One socket per (port, source port) of the plan, and no other.
+  CHECK(path.network.opened == std::set<std::pair<std::string, std::uint16_t>>{
+                                   {"a0", 50000}, {"a0", 50001}, {"a0", 50002}, {"a1", 61000}});
+  for (const auto& ob : result.observations) {
+    INFO(ob.direction << " " << ob.src_udp_port << " " << ob.dst_udp_port);
+    const int sport = ob.direction == "forward" ? ob.src_udp_port : ob.dst_udp_port;
+    CHECK(ob.entry == (sport == 61000 ? 9 : 4));
+  }
+  // The entry goes through the observation file and back.
+  const auto line = to_json_line(result.observations.front());
+  std::istringstream in(line + "\n");
+  auto back = read_observations(in, "obs.jsonl");
+  REQUIRE(back);
+  CHECK(back->front().entry == result.observations.front().entry);
+  // A plan naming a port or destination the run lacks is refused.
+  o.planned.push_back({2, 0, 50003, 5});
+  CHECK(check_sender_options(o).error().message == "a planned probe names a port or destination the run does not have");
+}

@@ -8,8 +8,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <tuple>
+#include <vector>
 
+#include "blueprint/store.h"
 #include "lab_verify.h"
+#include "probe/probe_plan.h"
 
 namespace {
 
@@ -262,4 +266,76 @@ TEST_CASE("verify/lab: bgpd's own dumps, alone, name an uplink swap and a one-wa
     by_probes.insert(line);
   }
   CHECK(by_probes == got);
+}
+
+TEST_CASE("verify/lab: the probes on the wire are the probe plan's, each observation naming its entry") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto r = lab.hpnctl("verify --lab --blueprint plan --format json --keep-observations obs.jsonl");
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  auto store = hpn::BlueprintStore::open((lab.dir() / "plan").string());
+  REQUIRE(store);
+  auto loaded = store->load();
+  REQUIRE(loaded);
+  const hpn::Blueprint& bp = loaded.value();
+
+  // The plan the senders were given, entry by entry.
+  struct Entry {
+    std::string from, to;
+    int hop_limit = 0;
+    std::vector<int> ports;
+  };
+  std::vector<Entry> plan;
+  {
+    std::istringstream in(hpn::test::read_file(lab.dir() / "obs.jsonl.plan"));
+    for (std::string line; std::getline(in, line);) {
+      const auto j = nlohmann::json::parse(line);
+      REQUIRE(j["entry"] == plan.size());
+      plan.push_back({j["from"], j["to"], j["hop_limit"], j["source_ports"].get<std::vector<int>>()});
+    }
+  }
+  REQUIRE_FALSE(plan.empty());
+  // Its first round is the probe plan's, recomputed here from the blueprint.
+  std::vector<int> hosts;
+  for (size_t d = 0; d < bp.devices.size(); ++d) {
+    if (bp.devices[d].role == hpn::Role::host) hosts.push_back(static_cast<int>(d));
+  }
+  std::set<std::tuple<std::string, std::string, int, std::vector<int>>> planned, first_rounds;
+  auto key = [&](const hpn::probe::ProbeTarget& t) {
+    return std::make_tuple(bp.devices[t.src_host].name + ":" + t.src_port, bp.devices[t.dst_host].name, t.hop_limit,
+                           t.source_ports);
+  };
+  for (const auto& t : hpn::probe::switch_probes(bp, hosts)) planned.insert(key(t));
+  for (const auto& t : hpn::probe::initial_plan(bp, hosts)) planned.insert(key(t));
+  for (const auto& e : plan) {
+    // The first round's source ports lead each entry's list.
+    for (const auto& p : planned) {
+      const auto& [from, to, hop_limit, ports] = p;
+      if (from == e.from && to == e.to && hop_limit == e.hop_limit && e.ports.size() >= ports.size() &&
+          std::equal(ports.begin(), ports.end(), e.ports.begin())) {
+        first_rounds.insert(p);
+      }
+    }
+  }
+  CHECK(first_rounds == planned);
+
+  // Every probe sent is one (entry, source port) of the plan, and each of
+  // the plan's was sent exactly once: what the senders recorded, answered or lost.
+  std::multiset<std::pair<int64_t, int>> sent, asked;
+  for (size_t e = 0; e < plan.size(); ++e) {
+    for (int p : plan[e].ports) asked.insert({static_cast<int64_t>(e), p});
+  }
+  std::istringstream in(hpn::test::read_file(lab.dir() / "obs.jsonl"));
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line);
+    if (j["direction"] == "reverse" || j["src"]["port"] == "") continue;  // replies; what listeners heard
+    REQUIRE(j.contains("entry"));
+    const int64_t e = j["entry"];
+    REQUIRE(e < static_cast<int64_t>(plan.size()));
+    CHECK(j["src"]["device"].get<std::string>() + ":" + j["src"]["port"].get<std::string>() == plan[e].from);
+    CHECK(j["dst"]["device"] == plan[e].to);
+    sent.insert({e, j["src"]["udp_port"].get<int>()});
+  }
+  CHECK(sent == asked);
 }
