@@ -212,6 +212,19 @@ bool profile_route(const ApplyProfile& p, const RouteState& r) {
   return false;
 }
 
+// The step that removes route `r`, keeping all of it for the undo.
+Change removal_of(const RouteState& r) {
+  Change c;
+  c.kind = ChangeKind::remove_route;
+  c.op = '-';
+  c.prefix = r.to;
+  c.table = r.table;
+  c.metric = r.metric;
+  c.protocol = r.protocol;
+  c.old_nexthops = r.nexthops;
+  return c;
+}
+
 // What stands in the way of the profile, and the steps that would clear
 // it; the steps go first in the plan, routes before addresses (so rollback
 // puts the addresses back before the routes that need them).
@@ -245,15 +258,7 @@ void find_conflicts(const ApplyProfile& p, const HostState& state, const ApplyOp
         routes_taken.insert(i);
         plan.conflicts.push_back({fmt::format("member port {} of {} carries route {}, which the profile does not give it",
                                               m.port, b.name, route_text(r.to, r.table, r.metric, r.protocol, r.nexthops))});
-        Change c;
-        c.kind = ChangeKind::remove_route;
-        c.op = '-';
-        c.prefix = r.to;
-        c.table = r.table;
-        c.metric = r.metric;
-        c.protocol = r.protocol;
-        c.old_nexthops = r.nexthops;
-        routes.push_back(c);
+        routes.push_back(removal_of(r));
       }
       if (!port->master.empty() && (o.no_bond || port->master != b.name)) {
         plan.conflicts.push_back({fmt::format("member port {} of {} is enslaved to {}", m.port, b.name, port->master)});
@@ -290,15 +295,7 @@ void find_conflicts(const ApplyProfile& p, const HostState& state, const ApplyOp
         plan.conflicts.push_back({fmt::format("the profile puts a default route in table {}, and the host has one: {}",
                                               table_text(r.table), route_text(r.to, r.table, r.metric, r.protocol, r.nexthops)),
                                   true});
-        Change c;
-        c.kind = ChangeKind::remove_route;
-        c.op = '-';
-        c.prefix = r.to;
-        c.table = r.table;
-        c.metric = r.metric;
-        c.protocol = r.protocol;
-        c.old_nexthops = r.nexthops;
-        routes.push_back(c);
+        routes.push_back(removal_of(r));
       }
     }
   }
