@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -22,6 +23,97 @@
 #include "cli/query_command.h"
 #include "cli/verify_command.h"
 #include "planner/diagnostics.h"
+
+namespace {
+
+// The command the parse reached: "plan", "lab up", or "" for none.
+const CLI::App* deepest(const CLI::App& app, std::string& path) {
+  const CLI::App* at = &app;
+  for (;;) {
+    const auto subs = at->get_subcommands();
+    if (subs.empty()) return at;
+    at = subs.front();
+    path += (path.empty() ? "" : " ") + at->get_name();
+  }
+}
+
+// The options a command takes, as typed ("--output", "-o"), its ancestors'
+// too (the global flags fall through).
+std::vector<std::string> option_names(const CLI::App* command) {
+  std::vector<std::string> names;
+  for (const CLI::App* a = command; a != nullptr; a = a->get_parent()) {
+    for (const auto* o : a->get_options()) {
+      for (const auto& n : o->get_lnames()) names.push_back("--" + n);
+      for (const auto& n : o->get_snames()) names.push_back("-" + n);
+    }
+  }
+  return names;
+}
+
+// CLI11's parse errors as hpnctl says errors: prefixed, naming the command
+// and the option as the user typed it, with a "did you mean" for a
+// mistyped option and the help to read.
+std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, const std::vector<std::string>& args) {
+  std::string path;
+  const CLI::App* command = deepest(app, path);
+  const std::string help = path.empty() ? "'hpnctl --help'" : fmt::format("'hpnctl {} --help'", path);
+  const std::string where = path.empty() ? "" : path + ": ";
+  std::string what = e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    // "The following argument(s) were not expected: --ouput x"
+    const auto colon = what.find(": ");
+    std::vector<std::string> extras;
+    std::string rest = colon == std::string::npos ? std::string() : what.substr(colon + 2);
+    for (size_t at = 0; at < rest.size();) {
+      const size_t space = rest.find(' ', at);
+      extras.push_back(rest.substr(at, space == std::string::npos ? std::string::npos : space - at));
+      at = space == std::string::npos ? rest.size() : space + 1;
+    }
+    for (const auto& x : extras) {
+      if (x.empty() || x[0] != '-') continue;
+      const std::string name = x.substr(0, x.find('='));
+      const std::string guess = hpn::closest_match(name, option_names(command));
+      return fmt::format("{}unknown option '{}'{}; see {}", where, name,
+                         guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess), help);
+    }
+    std::string typed;  // CLI11 lists them last first
+    for (auto x = extras.rbegin(); x != extras.rend(); ++x) typed += (typed.empty() ? "" : " ") + *x;
+    return fmt::format("{}unexpected argument{} '{}'; see {}", where, extras.size() == 1 ? "" : "s", typed, help);
+  }
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
+    // "Could not convert: --segment = abc"
+    const auto colon = what.find(": "), equals = what.find(" = ");
+    if (colon != std::string::npos && equals != std::string::npos && equals > colon) {
+      return fmt::format("{}{}: '{}' is not a valid value; see {}", where, what.substr(colon + 2, equals - colon - 2),
+                         what.substr(equals + 3), help);
+    }
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && what.find("ubcommand") != std::string::npos) {
+    // "A subcommand is required": the word after the command, if any, is a mistyped one.
+    std::vector<std::string> names;
+    for (const auto* sub : command->get_subcommands({})) names.push_back(sub->get_name());
+    const auto it = std::find(args.begin(), args.end(), command->get_name());
+    if (it != args.end() && std::next(it) != args.end() && !std::next(it)->empty() && (*std::next(it))[0] != '-') {
+      const std::string guess = hpn::closest_match(*std::next(it), names);
+      return fmt::format("{}unknown command '{}'{}; see {}", where, *std::next(it),
+                         guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess), help);
+    }
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    return fmt::format("{}a command is required, one of {}; see {}", where, list, help);
+  }
+  if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr) {
+    // "target is required": a positional, named as the usage line shows it.
+    if (const auto is = what.find(" is required"); is != std::string::npos && what[0] != '-') {
+      std::string name = what.substr(0, is);
+      std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::toupper(c); });
+      return fmt::format("{}{} is required; see {}", where, name, help);
+    }
+  }
+  return fmt::format("{}{}; see {}", where, what, help);
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace hpn::cli;
@@ -69,8 +161,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return kInputError;
+    return fail(kInputError, parse_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc)));
   }
   return exit_code >= 0 ? exit_code : kInputError;
 }

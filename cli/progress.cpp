@@ -8,7 +8,7 @@
 namespace hpn::cli {
 
 void add_verbosity_flags(CLI::App& app) {
-  app.add_flag("--quiet")->description("No progress and no summary; errors and asked-for output still print");
+  app.add_flag("-q,--quiet")->description("No progress and no summary; errors and asked-for output still print");
   app.add_flag("--verbose")->description("The wall time of each phase of the command on stderr");
   app.fallthrough();
 }

@@ -829,3 +829,37 @@ TEST_CASE("cli/golden: the lab pod's cabling.csv and summary.json match tests/go
     }
   }
 }
+
+TEST_CASE("cli/errors: the parser's errors are hpnctl's, naming the option as typed, with a did-you-mean",
+          "[cli][errors]") {
+  TempDir cwd;
+  struct Case {
+    std::string args, err;
+  };
+  const std::vector<Case> cases = {
+      {"plan --ouput x", "hpnctl: plan: unknown option '--ouput' (did you mean '--output'?); see 'hpnctl plan --help'\n"},
+      {"cable", "hpnctl: cable: TARGET is required; see 'hpnctl cable --help'\n"},
+      {"devices --segment abc", "hpnctl: devices: --segment: 'abc' is not a valid value; see 'hpnctl devices --help'\n"},
+      {"lab pin", "hpnctl: lab: unknown command 'pin' (did you mean 'ping'?); see 'hpnctl lab --help'\n"},
+      {"lab", "hpnctl: lab: a command is required, one of up, down, status, ping; see 'hpnctl lab --help'\n"},
+      {"plan a b c", "hpnctl: plan: unexpected arguments 'b c'; see 'hpnctl plan --help'\n"},
+  };
+  for (const auto& c : cases) {
+    INFO("hpnctl " << c.args);
+    RunResult r = run_hpnctl(c.args, cwd.path());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == c.err);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("cli/quiet: -q and --quiet are the same before the command and after it", "[cli][quiet]") {
+  TempDir cwd;
+  for (const char* args : {"-q plan -o a", "--quiet plan -o b", "plan -q -o c", "plan --quiet -o d"}) {
+    INFO(args);
+    RunResult r = run_hpnctl(args, cwd.path());
+    CHECK(r.exit_code == 0);
+    CHECK(r.out.empty());
+    CHECK(r.err.empty());
+  }
+}
