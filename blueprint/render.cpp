@@ -62,41 +62,53 @@ void render_cables(const std::string& device, const std::vector<CableRow>& rows,
                    OutputFormat format, std::ostream& out) {
   struct View {
     const CableRow* c;
-    std::string near_port, far_device, far_port, label;
+    std::string near_port, far_device, far_port, label, far_rack;
+    int far_ru;
   };
   std::vector<View> views;
   for (const auto& c : rows) {
     bool a = c.a_device == device;
-    views.push_back({&c, a ? c.a_port : c.z_port, a ? c.z_device : c.a_device,
-                     a ? c.z_port : c.a_port, a ? c.label_a : c.label_z});
+    views.push_back({&c, a ? c.a_port : c.z_port, a ? c.z_device : c.a_device, a ? c.z_port : c.a_port,
+                     a ? c.label_a : c.label_z, a ? c.z_rack : c.a_rack, a ? c.z_ru : c.a_ru});
   }
+  auto unit = [](int ru) { return ru == kNone ? std::string() : std::to_string(ru); };
   if (format == OutputFormat::json) {
     auto list = nlohmann::ordered_json::array();
+    auto ru = [](int u) { return u == kNone ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(u); };
     for (const auto& v : views) {
       list.push_back({{"cable_id", v.c->cable_id}, {"kind", v.c->kind},
                       {"device", device}, {"port", v.near_port},
                       {"far_device", v.far_device}, {"far_port", v.far_port},
+                      {"far_rack", v.far_rack}, {"far_ru", ru(v.far_ru)},
                       {"speed_gbps", v.c->speed_gbps}, {"state", v.c->state},
                       {"length_m", v.c->length_m}, {"media", v.c->media}, {"label", v.label},
                       {"a_device", v.c->a_device}, {"a_port", v.c->a_port},
-                      {"z_device", v.c->z_device}, {"z_port", v.c->z_port}});
+                      {"a_rack", v.c->a_rack}, {"a_ru", ru(v.c->a_ru)},
+                      {"z_device", v.c->z_device}, {"z_port", v.c->z_port},
+                      {"z_rack", v.c->z_rack}, {"z_ru", ru(v.c->z_ru)},
+                      {"label_a", v.c->label_a}, {"label_z", v.c->label_z}});
     }
     out << list.dump(2) << '\n';
     return;
   }
-  const std::vector<std::string> header{"cable_id", "kind", "port", "far_device", "far_port",
-                                        "speed_gbps", "length_m", "media", "state"};
-  auto cells = [](const View& v) {
-    return std::vector<std::string>{v.c->cable_id, v.c->kind, v.near_port, v.far_device,
-                                    v.far_port, std::to_string(v.c->speed_gbps),
+  // The far end is where the technician walks to: its rack and unit.
+  std::vector<std::string> header{"cable_id", "kind",       "port",     "far_device", "far_port", "far_rack",
+                                  "far_ru",   "speed_gbps", "length_m", "media",      "state"};
+  auto cells = [&](const View& v) {
+    return std::vector<std::string>{v.c->cable_id,   v.c->kind,     v.near_port,
+                                    v.far_device,    v.far_port,    v.far_rack,
+                                    unit(v.far_ru),  std::to_string(v.c->speed_gbps),
                                     std::to_string(v.c->length_m), v.c->media, v.c->state};
   };
   if (format == OutputFormat::csv) {
+    // The label too: a pull list printed from the CSV carries what goes on the cable.
+    header.push_back("label");
     CsvWriter w(out);
     for (const auto& h : header) w.field(h);
     w.end_row();
     for (const auto& v : views) {
       for (const auto& c : cells(v)) w.field(c);
+      w.field(v.label);
       w.end_row();
     }
     return;

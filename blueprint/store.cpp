@@ -371,35 +371,69 @@ Result<std::optional<DeviceRow>> BlueprintStore::device(const std::string& name)
   return std::optional<DeviceRow>();
 }
 
+namespace {
+
+// A cable with where each end is: the devices' racks and units.
+constexpr const char* kCableColumns =
+    "SELECT c.cable_id, c.kind, c.a_device, c.a_port, c.z_device, c.z_port, c.speed_gbps, c.state, c.length_m,"
+    " c.media, c.label_a, c.label_z, da.rack, da.ru, dz.rack, dz.ru FROM cables c"
+    " LEFT JOIN devices da ON da.name = c.a_device LEFT JOIN devices dz ON dz.name = c.z_device";
+
+CableRow cable_row(sql::Stmt& s) {
+  CableRow c;
+  c.cable_id = s.text(0);
+  c.kind = s.text(1);
+  c.a_device = s.text(2);
+  c.a_port = s.text(3);
+  c.z_device = s.text(4);
+  c.z_port = s.text(5);
+  c.speed_gbps = static_cast<int>(s.integer(6));
+  c.state = s.text(7);
+  c.length_m = static_cast<int>(s.integer(8));
+  c.media = s.text(9);
+  c.label_a = s.text(10);
+  c.label_z = s.text(11);
+  c.a_rack = s.text(12);
+  c.a_ru = static_cast<int>(s.integer_or(13, kNone));
+  c.z_rack = s.text(14);
+  c.z_ru = static_cast<int>(s.integer_or(15, kNone));
+  return c;
+}
+
+}  // namespace
+
 Result<std::vector<CableRow>> BlueprintStore::cables_of(
     const std::string& device, const std::optional<std::string>& port) const {
-  sql::Stmt s(db_,
-              "SELECT cable_id, kind, a_device, a_port, z_device, z_port, speed_gbps, state,"
-              " length_m, media, label_a, label_z FROM cables"
-              " WHERE (a_device = ?1 AND (?2 IS NULL OR a_port = ?2))"
-              "    OR (z_device = ?1 AND (?2 IS NULL OR z_port = ?2)) ORDER BY rowid");
+  sql::Stmt s(db_, std::string(kCableColumns) +
+                       " WHERE (c.a_device = ?1 AND (?2 IS NULL OR c.a_port = ?2))"
+                       "    OR (c.z_device = ?1 AND (?2 IS NULL OR c.z_port = ?2)) ORDER BY c.rowid");
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   s.bind(1, device);
   if (port) s.bind(2, *port);
   std::vector<CableRow> rows;
-  while (s.step()) {
-    CableRow c;
-    c.cable_id = s.text(0);
-    c.kind = s.text(1);
-    c.a_device = s.text(2);
-    c.a_port = s.text(3);
-    c.z_device = s.text(4);
-    c.z_port = s.text(5);
-    c.speed_gbps = static_cast<int>(s.integer(6));
-    c.state = s.text(7);
-    c.length_m = static_cast<int>(s.integer(8));
-    c.media = s.text(9);
-    c.label_a = s.text(10);
-    c.label_z = s.text(11);
-    rows.push_back(std::move(c));
-  }
+  while (s.step()) rows.push_back(cable_row(s));
   if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   return rows;
+}
+
+Result<std::optional<CableRow>> BlueprintStore::cable(const std::string& cable_id) const {
+  sql::Stmt s(db_, std::string(kCableColumns) + " WHERE c.cable_id = ?");
+  if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  s.bind(1, cable_id);
+  std::optional<CableRow> row;
+  if (s.step()) row = cable_row(s);
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  return row;
+}
+
+Result<std::vector<std::string>> BlueprintStore::lanes_of(const std::string& device, const std::string& cage) const {
+  sql::Stmt s(db_, "SELECT port FROM ports WHERE device = ? AND port GLOB ? ORDER BY port");
+  if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  s.bind(1, device).bind(2, cage + "[a-z]");
+  std::vector<std::string> lanes;
+  while (s.step()) lanes.push_back(s.text(0));
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  return lanes;
 }
 
 Result<Blueprint> BlueprintStore::load() const {

@@ -38,6 +38,8 @@ struct CableRow {
   std::string state;
   int length_m = 0;
   std::string media, label_a, label_z;
+  std::string a_rack, z_rack;  // where each end is: rack and unit (kNone: no unit)
+  int a_ru = kNone, z_ru = kNone;
 };
 
 struct DeviceFilter {
@@ -66,6 +68,11 @@ class BlueprintStore {
 
   // Does the device have this port at all (cabled or not)?
   Result<bool> has_port(const std::string& device, const std::string& port) const;
+  // The cable of this ID (the one on its labels), if the plan has it.
+  Result<std::optional<CableRow>> cable(const std::string& cable_id) const;
+  // The breakout lanes of a cage: "etp1" -> etp1a, etp1b ...; empty when
+  // `cage` is no cage of the device.
+  Result<std::vector<std::string>> lanes_of(const std::string& device, const std::string& cage) const;
 
  private:
   std::string path_;

@@ -66,16 +66,41 @@ int run_cable(const std::string& target, const QueryOptions& o) {
   }
   auto found = store->device(device);
   if (!found) return fail(kInputError, found.error().message);
-  if (!found.value()) {
-    return fail(kInputError, fmt::format("no device '{}' in {}", device, store->path()));
+  if (!found.value() && !port) {
+    // The ID on the label in the technician's hand: shown from its a-end.
+    auto by_id = store->cable(target);
+    if (!by_id) return fail(kInputError, by_id.error().message);
+    if (by_id.value()) {
+      const std::string a = by_id.value()->a_device;
+      hpn::render_cables(a, {*by_id.value()}, format, std::cout);
+      return kOk;
+    }
   }
+  if (!found.value()) {
+    return fail(kInputError, fmt::format("no device or cable '{}' in {}", device, store->path()));
+  }
+  std::vector<std::string> lanes;  // a cage named for its breakout lanes: etp1 -> etp1a, etp1b
   if (port) {
     auto has = store->has_port(device, *port);
     if (!has) return fail(kInputError, has.error().message);
-    if (!has.value()) return fail(kInputError, fmt::format("device '{}' has no port '{}'", device, *port));
+    // A cage broken out carries its cables on its lanes.
+    auto direct = store->cables_of(device, port);
+    if (!direct) return fail(kInputError, direct.error().message);
+    if (direct->empty()) {
+      auto cage = store->lanes_of(device, *port);
+      if (!cage) return fail(kInputError, cage.error().message);
+      lanes = std::move(cage.value());
+    }
+    if (!has.value() && lanes.empty()) return fail(kInputError, fmt::format("device '{}' has no port '{}'", device, *port));
   }
-  auto rows = store->cables_of(device, port);
-  if (!rows) return fail(kInputError, rows.error().message);
+  std::vector<hpn::CableRow> all;
+  for (const auto& p : lanes.empty() ? std::vector<std::optional<std::string>>{port}
+                                     : std::vector<std::optional<std::string>>(lanes.begin(), lanes.end())) {
+    auto rows = store->cables_of(device, p);
+    if (!rows) return fail(kInputError, rows.error().message);
+    all.insert(all.end(), rows->begin(), rows->end());
+  }
+  auto rows = hpn::Result<std::vector<hpn::CableRow>>(std::move(all));
   if (rows->empty() && format == hpn::OutputFormat::table) {
     std::cout << fmt::format("{}{} has no cable\n", device, port ? ":" + *port : "");
     return kOk;
@@ -101,7 +126,9 @@ void add_query_commands(CLI::App& app, int& exit_code) {
   auto cable = std::make_shared<QueryOptions>();
   auto cable_target = std::make_shared<std::string>();
   auto* cable_cmd = app.add_subcommand("cable", "Show the cables of a device or port and their far ends");
-  cable_cmd->add_option("target", *cable_target, "DEVICE or DEVICE:PORT")->required();
+  cable_cmd->add_option("target", *cable_target,
+                        "DEVICE, DEVICE:PORT (a cage's name gives its breakout lanes) or a cable ID (C0H00001)")
+      ->required();
   cable_cmd->add_option("--blueprint", cable->blueprint, "Plan directory")->capture_default_str();
   cable_cmd->add_option("--format", cable->format, "table, json or csv")->capture_default_str();
 

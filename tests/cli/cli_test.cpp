@@ -661,7 +661,7 @@ TEST_CASE("cli/cable: an unknown device or port exits 2, a spare port has no cab
   plan_ok(lab_spec(), cwd / "plan", cwd.path());
   RunResult r = run_hpnctl("cable tor-p9-s00-r1a --blueprint plan", cwd.path());
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "hpnctl: no device 'tor-p9-s00-r1a' in plan/blueprint.db\n");
+  CHECK(r.err == "hpnctl: no device or cable 'tor-p9-s00-r1a' in plan/blueprint.db\n");
 
   r = run_hpnctl("cable tor-p0-s00-r1a:etp99 --blueprint plan", cwd.path());
   CHECK(r.exit_code == 2);
@@ -862,4 +862,44 @@ TEST_CASE("cli/quiet: -q and --quiet are the same before the command and after i
     CHECK(r.out.empty());
     CHECK(r.err.empty());
   }
+}
+
+TEST_CASE("cli/cable: the ID on a label, a cage's lanes, and where the far end is", "[cli][cable]") {
+  TempDir cwd;
+  plan_ok("", cwd / "plan", cwd.path());
+  // The label in the technician's hand names the cable: shown from its a-end.
+  RunResult r = run_hpnctl("cable C0H00001 --blueprint plan --format json", cwd.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 0);
+  nlohmann::json list = parse_json(r.out);
+  REQUIRE(list.size() == 1);
+  CHECK(list[0]["cable_id"] == "C0H00001");
+  CHECK(list[0]["device"] == list[0]["a_device"]);
+  // Its far end's rack and unit are the devices' own, as devices lists them.
+  RunResult tor = run_hpnctl("devices --blueprint plan --role tor --format json", cwd.path());
+  REQUIRE(tor.exit_code == 0);
+  bool placed = false;
+  for (const auto& d : parse_json(tor.out)) {
+    if (d["name"] != list[0]["far_device"]) continue;
+    CHECK(d["rack"] == list[0]["far_rack"]);
+    CHECK(d["ru"] == list[0]["far_ru"]);
+    placed = true;
+  }
+  CHECK(placed);
+  // The CSV carries the location and the label.
+  r = run_hpnctl("cable C0H00001 --blueprint plan --format csv", cwd.path());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.out.rfind("cable_id,kind,port,far_device,far_port,far_rack,far_ru,speed_gbps,length_m,media,state,label\n", 0) == 0);
+  CHECK(r.out.find(list[0]["label"].get<std::string>()) != std::string::npos);
+  // A cage named without its lane: the cables of etp1a and etp1b.
+  r = run_hpnctl("cable tor-p0-s00-r1a:etp1 --blueprint plan --format json", cwd.path());
+  REQUIRE(r.exit_code == 0);
+  list = parse_json(r.out);
+  REQUIRE(list.size() == 2);
+  CHECK(list[0]["port"] == "etp1a");
+  CHECK(list[1]["port"] == "etp1b");
+  // Neither a device nor a cable.
+  r = run_hpnctl("cable C9Z99999 --blueprint plan", cwd.path());
+  CHECK(r.exit_code == 2);
+  CHECK(r.err.find("no device or cable 'C9Z99999'") != std::string::npos);
 }
