@@ -573,6 +573,22 @@ Result<Blueprint> BlueprintStore::load() const {
   return bp;
 }
 
+Result<BlueprintStore::Ranges> BlueprintStore::ranges() const {
+  sql::Stmt s(db_, "SELECT MIN(pod), MAX(pod), MIN(segment), MAX(segment), MIN(plane), MAX(plane), MIN(rail), MAX(rail)"
+                   " FROM devices");
+  if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  Ranges r;
+  if (s.step()) {
+    auto at = [&](int i) { return std::pair<int, int>{static_cast<int>(s.integer_or(i, kNone)), static_cast<int>(s.integer_or(i + 1, kNone))}; };
+    r.pod = at(0);
+    r.segment = at(2);
+    r.plane = at(4);
+    r.rail = at(6);
+  }
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  return r;
+}
+
 Result<bool> BlueprintStore::has_port(const std::string& device, const std::string& port) const {
   sql::Stmt s(db_, "SELECT 1 FROM ports WHERE device = ? AND port = ?");
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};

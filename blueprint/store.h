@@ -68,6 +68,12 @@ class BlueprintStore {
 
   // Does the device have this port at all (cabled or not)?
   Result<bool> has_port(const std::string& device, const std::string& port) const;
+  // The values the plan's devices take, for checking a filter: per column
+  // (pod, segment, plane, rail) the lowest and highest, kNone when none has one.
+  struct Ranges {
+    std::pair<int, int> pod{kNone, kNone}, segment{kNone, kNone}, plane{kNone, kNone}, rail{kNone, kNone};
+  };
+  Result<Ranges> ranges() const;
   // The cable of this ID (the one on its labels), if the plan has it.
   Result<std::optional<CableRow>> cable(const std::string& cable_id) const;
   // The breakout lanes of a cage: "etp1" -> etp1a, etp1b ...; empty when

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "cli/exit.h"
 
@@ -47,6 +48,21 @@ int run_devices(DeviceOptions o) {
   if (o.rail >= 0) o.filter.rail = o.rail;
   auto store = hpn::BlueprintStore::open(o.blueprint);
   if (!store) return fail(kInputError, store.error().message);
+  // A value the plan has no device of is a mistake, never an empty list.
+  auto ranges = store->ranges();
+  if (!ranges) return fail(kInputError, ranges.error().message);
+  for (const auto& [name, value, range] : {std::tuple{"--pod", o.pod, ranges->pod},
+                                           std::tuple{"--segment", o.segment, ranges->segment},
+                                           std::tuple{"--plane", o.plane, ranges->plane},
+                                           std::tuple{"--rail", o.rail, ranges->rail}}) {
+    const bool given = value != -1;
+    if (!given) continue;
+    if (range.first == hpn::kNone || value < range.first || value > range.second) {
+      return fail(kInputError, range.first == hpn::kNone
+                                   ? fmt::format("{} {}: the plan has none", name, value)
+                                   : fmt::format("{} {}: the plan has {} to {}", name, value, range.first, range.second));
+    }
+  }
   auto rows = store->devices(o.filter);
   if (!rows) return fail(kInputError, rows.error().message);
   hpn::render_devices(rows.value(), format, std::cout);

@@ -903,3 +903,25 @@ TEST_CASE("cli/cable: the ID on a label, a cage's lanes, and where the far end i
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("no device or cable 'C9Z99999'") != std::string::npos);
 }
+
+TEST_CASE("cli/devices: a filter value the plan has no device of exits 2 with the plan's range", "[cli][devices]") {
+  TempDir cwd;
+  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--pod 5", "hpnctl: --pod 5: the plan has 0 to 0\n"},
+      {"--rail 0", "hpnctl: --rail 0: the plan has 1 to 2\n"},
+      {"--plane 3", "hpnctl: --plane 3: the plan has 1 to 2\n"},
+      {"--segment 2", "hpnctl: --segment 2: the plan has 0 to 1\n"},
+  };
+  for (const auto& [args, err] : cases) {
+    INFO(args);
+    RunResult r = run_hpnctl("devices --blueprint plan " + args, cwd.path());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == err);
+    CHECK(r.out.empty());
+  }
+  // In range, the same filters list devices.
+  RunResult r = run_hpnctl("devices --blueprint plan --pod 0 --rail 2 --plane 2 --segment 1 --format json", cwd.path());
+  REQUIRE(r.exit_code == 0);
+  CHECK_FALSE(parse_json(r.out).empty());
+}
