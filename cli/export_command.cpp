@@ -28,6 +28,7 @@ namespace {
 
 struct ExportArgs {
   std::string format;
+  std::string format_option;  // --format, as every other command takes it
   std::string output;
   std::string blueprint = "hpn-plan";
   std::string device;
@@ -53,8 +54,14 @@ const std::vector<std::string>& format_names() {
   return kNames;
 }
 
-int run(const ExportArgs& a) {
+int run(ExportArgs a) {
+  // --format FORMAT, or the positional form kept from before.
+  if (!a.format_option.empty() && !a.format.empty() && a.format_option != a.format) {
+    return fail(kInputError, fmt::format("two formats, '{}' and --format {}: give one", a.format, a.format_option));
+  }
+  if (a.format.empty()) a.format = a.format_option;
   const auto& names = format_names();
+  if (a.format.empty()) return fail(kInputError, fmt::format("give --format, one of {}", fmt::join(names, ", ")));
   if (std::find(names.begin(), names.end(), a.format) == names.end()) {
     std::string guess = closest_match(a.format, names);
     return fail(kInputError, fmt::format("unknown export format '{}'{}; one of {}", a.format,
@@ -149,7 +156,8 @@ int run(const ExportArgs& a) {
 void add_export_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ExportArgs>();
   auto* cmd = app.add_subcommand("export", "Write the plan for PTM, SONiC, NetBox, Batfish, a workbook or Graphviz");
-  cmd->add_option("format", args->format, "ptm, sonic, netbox, batfish, xlsx, dot or svg")->required();
+  cmd->add_option("--format", args->format_option, "ptm, sonic, netbox, batfish, xlsx, dot or svg");
+  cmd->add_option("format", args->format, "The same as --format (the older form)");
   cmd->add_option("-o,--output", args->output,
                   "File to write (dot, svg: a directory, written all or nothing); default stdout");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();

@@ -925,3 +925,19 @@ TEST_CASE("cli/devices: a filter value the plan has no device of exits 2 with th
   REQUIRE(r.exit_code == 0);
   CHECK_FALSE(parse_json(r.out).empty());
 }
+
+TEST_CASE("cli/export: --format as every other command takes it, the positional form the same", "[cli][export]") {
+  TempDir cwd;
+  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  RunResult option = run_hpnctl("export --format batfish --blueprint plan", cwd.path());
+  RunResult positional = run_hpnctl("export batfish --blueprint plan", cwd.path());
+  REQUIRE(option.exit_code == 0);
+  CHECK(option.out == positional.out);
+  CHECK_FALSE(option.out.empty());
+  RunResult both = run_hpnctl("export batfish --format ptm --blueprint plan", cwd.path());
+  CHECK(both.exit_code == 2);
+  CHECK(both.err == "hpnctl: two formats, 'batfish' and --format ptm: give one\n");
+  RunResult none = run_hpnctl("export --blueprint plan", cwd.path());
+  CHECK(none.exit_code == 2);
+  CHECK(none.err == "hpnctl: give --format, one of ptm, sonic, netbox, batfish, xlsx, dot, svg\n");
+}
