@@ -92,7 +92,8 @@ int run_down() {
 }
 
 int run_status(const std::string& format) {
-  if (format != "text" && format != "json") return fail(kInputError, "--format must be text or json");
+  // table, as devices and cable say it; "text", the older name, stays an alias.
+  if (format != "table" && format != "text" && format != "json") return fail(kInputError, "--format must be table or json");
   if (!need_root("status")) return kEnvironmentError;
   lab::NetlinkOps ops;
   auto status = lab::lab_status(lab::kDefaultLabState, ops);
@@ -112,12 +113,14 @@ struct PingOptions {
   std::string src, dst;
   int sport = 49152;
   int nic = 1;
-  std::string format = "text";
+  std::string format = "table";
 };
 
 // `lab ping`: one probe, its hops translated back to the blueprint's names.
 int run_ping(const PingOptions& o) {
-  if (o.format != "text" && o.format != "json") return fail(kInputError, "--format must be text or json");
+  if (o.format != "table" && o.format != "text" && o.format != "json") {
+    return fail(kInputError, "--format must be table or json");
+  }
   if (!need_root("ping")) return kEnvironmentError;
   lab::NetlinkOps ops;
   auto status = lab::lab_status(lab::kDefaultLabState, ops);
@@ -197,9 +200,9 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
   auto* down_cmd = lab->add_subcommand("down", "Remove everything the lab made");
   down_cmd->callback([&exit_code] { exit_code = run_down(); });
 
-  auto format = std::make_shared<std::string>("text");
+  auto format = std::make_shared<std::string>("table");
   auto* status_cmd = lab->add_subcommand("status", "Devices, namespaces and ports of the lab");
-  status_cmd->add_option("--format", *format, "text or json")->capture_default_str();
+  status_cmd->add_option("--format", *format, "table or json")->capture_default_str();
   status_cmd->callback([format, &exit_code] { exit_code = run_status(*format); });
 
   auto ping = std::make_shared<PingOptions>();
@@ -210,7 +213,7 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 65535));
   ping_cmd->add_option("--nic", ping->nic, "Back-end NIC (rail) to send from and to")->capture_default_str()
       ->check(CLI::Range(1, 15));
-  ping_cmd->add_option("--format", ping->format, "text or json")->capture_default_str();
+  ping_cmd->add_option("--format", ping->format, "table or json")->capture_default_str();
   ping_cmd->callback([ping, &exit_code] { exit_code = run_ping(*ping); });
 }
 

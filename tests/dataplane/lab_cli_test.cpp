@@ -56,7 +56,7 @@ TEST_CASE("dataplane/cli: bad arguments exit 2, missing privileges 3", "[datapla
   CHECK(r.err == "missing.csv: cannot read the wiring file\n");
   r = test::run_hpnctl("lab status --format yaml", plan.dir.path());
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "hpnctl: --format must be text or json\n");
+  CHECK(r.err == "hpnctl: --format must be table or json\n");
   r = test::run_hpnctl("lab", plan.dir.path());
   CHECK(r.exit_code == 2);
   if (geteuid() != 0 || std::system("command -v setpriv >/dev/null 2>&1") != 0) {
