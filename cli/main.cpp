@@ -13,6 +13,7 @@
 #include "cli/completion.h"
 #include "cli/config_command.h"
 #include "cli/exit.h"
+#include "cli/help_format.h"
 #include "cli/export_command.h"
 #include "cli/host_command.h"
 #include "cli/lab_command.h"
@@ -118,6 +119,7 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
 int main(int argc, char** argv) {
   using namespace hpn::cli;
   CLI::App app{"hpnctl: plan, wire and verify the back-end network of an Alibaba HPN GPU cluster"};
+  app.formatter(std::make_shared<WrappingFormatter>());  // before the commands: they copy it
   app.set_version_flag("--version", HPNCTL_VERSION);
   app.require_subcommand(1);
   app.footer("Exit status: 0 ok, 1 findings, 2 usage or input error, 3 environment error.\n"

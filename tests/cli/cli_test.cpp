@@ -941,3 +941,30 @@ TEST_CASE("cli/export: --format as every other command takes it, the positional 
   CHECK(none.exit_code == 2);
   CHECK(none.err == "hpnctl: give --format, one of ptm, sonic, netbox, batfish, xlsx, dot, svg\n");
 }
+
+TEST_CASE("cli/help: every command's --help fits 80 columns", "[cli][help]") {
+  TempDir cwd;
+  // Every command, found by walking the Subcommands sections from the top.
+  std::vector<std::string> todo{""}, seen;
+  while (!todo.empty()) {
+    const std::string command = todo.back();
+    todo.pop_back();
+    seen.push_back(command);
+    RunResult r = run_hpnctl((command.empty() ? "" : command + " ") + "--help", cwd.path());
+    INFO("hpnctl " << command << " --help");
+    REQUIRE(r.exit_code == 0);
+    std::istringstream in(r.out);
+    bool subcommands = false;
+    for (std::string line; std::getline(in, line);) {
+      // The usage line names the binary by the path it was run as: not the user's.
+      if (line.rfind("Usage: ", 0) != 0) CHECK(line.size() <= 80);
+      if (line == "Subcommands:") subcommands = true;
+      else if (line.empty()) subcommands = false;
+      else if (subcommands && line.rfind("  ", 0) == 0 && line[2] != ' ') {
+        const std::string name = line.substr(2, line.find(' ', 2) - 2);
+        todo.push_back(command.empty() ? name : command + " " + name);
+      }
+    }
+  }
+  CHECK(seen.size() > 15);
+}

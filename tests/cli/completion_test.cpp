@@ -73,7 +73,8 @@ std::set<std::string> help_subcommands(const std::string& args) {
       continue;
     }
     if (inside && line.empty()) break;
-    if (inside) names.insert(words_of(line).at(0));
+    // A description wrapped to 80 columns continues on lines indented further.
+    if (inside && line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') names.insert(words_of(line).at(0));
   }
   return names;
 }
