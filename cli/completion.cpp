@@ -36,7 +36,7 @@ CompletionOption option_entry(const CLI::Option& opt) {
   for (const auto& s : opt.get_snames()) o.names.push_back("-" + s);
   for (const auto& l : opt.get_lnames()) o.names.push_back("--" + l);
   o.description = first_line(opt.get_description());
-  o.takes_value = opt.get_type_size_max() > 0;
+  o.takes_value = opt.get_items_expected_max() > 0;  // a flag expects none (its type size is not 0)
   if (o.takes_value) o.values = fixed_values(opt);
   return o;
 }

@@ -11,6 +11,16 @@
 
 namespace hpn::cli {
 
+// Names the fixed set of an option's values for completion (and its help),
+// as a CLI::IsMember check would, without checking them: the command's own
+// check gives hpnctl's message. Returns `option`.
+inline CLI::Option* with_values(CLI::Option* option, std::initializer_list<const char*> values) {
+  std::string list;
+  for (const char* v : values) list += (list.empty() ? "" : ",") + std::string(v);
+  option->type_name("TEXT:{" + list + "}");
+  return option;
+}
+
 // One command of the table as completion sees it.
 struct CompletionOption {
   std::vector<std::string> names;   // "-o", "--output"

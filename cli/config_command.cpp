@@ -7,6 +7,7 @@
 #include <string>
 
 #include "blueprint/store.h"
+#include "cli/completion.h"
 #include "cli/exit.h"
 #include "cli/progress.h"
 #include "planner/diagnostics.h"
@@ -100,7 +101,7 @@ void add_config_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--all", args->all, "Every switch of the blueprint, into -o DIR");
   cmd->add_option("-o,--output", args->output, "Directory for --all, written all or nothing");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();
-  cmd->add_option("--format", args->format, "One switch: frr, sonic, json or sysctl")->capture_default_str();
+  with_values(cmd->add_option("--format", args->format, "One switch: frr, sonic, json or sysctl"), {"frr", "sonic", "json", "sysctl"})->capture_default_str();
   cmd->add_flag("--bring-up", args->bring_up,
                 "For the wiring check: ports without a planned cable lit and peering, not shut");
   cmd->callback([args, cmd, &exit_code] { exit_code = run(*args, verbosity_of(*cmd)); });

@@ -19,6 +19,7 @@
 #include "blueprint/export_scope.h"
 #include "blueprint/export_xlsx.h"
 #include "blueprint/store.h"
+#include "cli/completion.h"
 #include "cli/exit.h"
 #include "planner/diagnostics.h"
 
@@ -156,8 +157,10 @@ int run(ExportArgs a) {
 void add_export_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ExportArgs>();
   auto* cmd = app.add_subcommand("export", "Write the plan for PTM, SONiC, NetBox, Batfish, a workbook or Graphviz");
-  cmd->add_option("--format", args->format_option, "ptm, sonic, netbox, batfish, xlsx, dot or svg");
-  cmd->add_option("format", args->format, "The same as --format (the older form)");
+  with_values(cmd->add_option("--format", args->format_option, "ptm, sonic, netbox, batfish, xlsx, dot or svg"),
+              {"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg"});
+  with_values(cmd->add_option("format", args->format, "The same as --format (the older form)"),
+              {"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg"});
   cmd->add_option("-o,--output", args->output,
                   "File to write (dot, svg: a directory, written all or nothing); default stdout");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();

@@ -1,5 +1,6 @@
 #include "cli/host_command.h"
 
+#include "cli/completion.h"
 #include "cli/exit.h"
 
 #include <fmt/format.h>
@@ -349,7 +350,7 @@ void add_host_commands(CLI::App& app, int& exit_code) {
   cmd->add_option("--step-delay", apply->step_delay_ms,
                   "Milliseconds to pause between steps (watch a change go in, rehearse an interruption)")
       ->check(CLI::Range(0, 10000));
-  cmd->add_option("--format", apply->format, "text or json")->capture_default_str();
+  with_values(cmd->add_option("--format", apply->format, "text or json"), {"text", "json"})->capture_default_str();
   cmd->footer(footer);
   cmd->callback([apply, &exit_code] { exit_code = run_apply(*apply); });
 
@@ -359,7 +360,7 @@ void add_host_commands(CLI::App& app, int& exit_code) {
   ann->add_option("--netns", announce->netns, "Send from inside this named network namespace");
   ann->add_option("--count", announce->count, "Rounds to send, one second apart (1 to 100)")->capture_default_str();
   ann->add_flag("--force", announce->force, "Announce a profile whose host name or MACs are not this host's");
-  ann->add_option("--format", announce->format, "text or json")->capture_default_str();
+  with_values(ann->add_option("--format", announce->format, "text or json"), {"text", "json"})->capture_default_str();
   ann->footer(footer);
   ann->callback([announce, &exit_code] { exit_code = run_announce(*announce); });
 }

@@ -1,5 +1,6 @@
 #include "cli/lab_command.h"
 
+#include "cli/completion.h"
 #include "cli/exit.h"
 #include "cli/progress.h"
 
@@ -202,7 +203,7 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
 
   auto format = std::make_shared<std::string>("table");
   auto* status_cmd = lab->add_subcommand("status", "Devices, namespaces and ports of the lab");
-  status_cmd->add_option("--format", *format, "table or json")->capture_default_str();
+  with_values(status_cmd->add_option("--format", *format, "table or json"), {"table", "json"})->capture_default_str();
   status_cmd->callback([format, &exit_code] { exit_code = run_status(*format); });
 
   auto ping = std::make_shared<PingOptions>();
@@ -213,7 +214,7 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 65535));
   ping_cmd->add_option("--nic", ping->nic, "Back-end NIC (rail) to send from and to")->capture_default_str()
       ->check(CLI::Range(1, 15));
-  ping_cmd->add_option("--format", ping->format, "table or json")->capture_default_str();
+  with_values(ping_cmd->add_option("--format", ping->format, "table or json"), {"table", "json"})->capture_default_str();
   ping_cmd->callback([ping, &exit_code] { exit_code = run_ping(*ping); });
 }
 

@@ -1,5 +1,6 @@
 #include "cli/profile_command.h"
 
+#include "cli/completion.h"
 #include "cli/exit.h"
 
 #include <fmt/format.h>
@@ -118,7 +119,7 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--all", args->all, "Every host of the blueprint, into -o DIR");
   cmd->add_option("-o,--output", args->output, "Directory for --all, written all or nothing");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();
-  cmd->add_option("--format", args->format, "One host: json, networkd, netplan or env")->capture_default_str();
+  with_values(cmd->add_option("--format", args->format, "One host: json, networkd, netplan or env"), {"json", "networkd", "netplan", "env"})->capture_default_str();
   cmd->add_option("--bond-mode", args->bond_mode,
                   "balance-xor, 802.3ad or active-backup; default: the spec's transport.bond_mode");
   cmd->add_option("--mtu", args->mtu, "Back-end bond MTU; default: the spec's transport.mtu");

@@ -10,6 +10,7 @@
 #include <string>
 #include <tuple>
 
+#include "cli/completion.h"
 #include "cli/exit.h"
 
 #include "blueprint/render.h"
@@ -131,13 +132,13 @@ void add_query_commands(CLI::App& app, int& exit_code) {
   auto dev = std::make_shared<DeviceOptions>();
   auto* dev_cmd = app.add_subcommand("devices", "List devices of a plan, filtered");
   dev_cmd->add_option("--blueprint", dev->blueprint, "Plan directory")->capture_default_str();
-  dev_cmd->add_option("--role", dev->role, "host, tor, agg, core or frontend");
-  dev_cmd->add_option("--state", dev->state, "active or backup");
+  with_values(dev_cmd->add_option("--role", dev->role, "host, tor, agg, core or frontend"), {"host", "tor", "agg", "core", "frontend"});
+  with_values(dev_cmd->add_option("--state", dev->state, "active or backup"), {"active", "backup"});
   dev_cmd->add_option("--pod", dev->pod, "Pod (0-based)");
   dev_cmd->add_option("--segment", dev->segment, "Segment within the pod (0-based)");
   dev_cmd->add_option("--plane", dev->plane, "Plane (1 or 2)");
   dev_cmd->add_option("--rail", dev->rail, "Rail (1-based, = back-end NIC)");
-  dev_cmd->add_option("--format", dev->format, "table, json or csv")->capture_default_str();
+  with_values(dev_cmd->add_option("--format", dev->format, "table, json or csv"), {"table", "json", "csv"})->capture_default_str();
 
   auto cable = std::make_shared<QueryOptions>();
   auto cable_target = std::make_shared<std::string>();
@@ -146,7 +147,7 @@ void add_query_commands(CLI::App& app, int& exit_code) {
                         "DEVICE, DEVICE:PORT (a cage's name gives its breakout lanes) or a cable ID (C0H00001)")
       ->required();
   cable_cmd->add_option("--blueprint", cable->blueprint, "Plan directory")->capture_default_str();
-  cable_cmd->add_option("--format", cable->format, "table, json or csv")->capture_default_str();
+  with_values(cable_cmd->add_option("--format", cable->format, "table, json or csv"), {"table", "json", "csv"})->capture_default_str();
 
   dev_cmd->callback([dev, &exit_code] { exit_code = run_devices(*dev); });
   cable_cmd->callback([cable, cable_target, &exit_code] { exit_code = run_cable(*cable_target, *cable); });

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "cli/completion.h"
 #include "cli/exit.h"
 #include "cli/progress.h"
 
@@ -185,7 +186,7 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                          "Name a neighbour's port by its port description or its port ID: description or port-id")
       ->capture_default_str();
   verify_cmd->add_option("--blueprint", verify->blueprint, "Plan directory")->capture_default_str();
-  verify_cmd->add_option("--format", verify->format, "table, json or csv")->capture_default_str();
+  with_values(verify_cmd->add_option("--format", verify->format, "table, json or csv"), {"table", "json", "csv"})->capture_default_str();
   verify_cmd->add_option("--min-probes", verify->min_probes,
                          "Probes a host cable's direction needs before silence counts as absence")
       ->check(CLI::Range(1, 1000))->capture_default_str();

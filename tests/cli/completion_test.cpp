@@ -110,6 +110,18 @@ TEST_CASE("cli/completion bash: commands, options and fixed values from the comm
   // The option's value is not taken for a command: `--output spec` stays in plan.
   CHECK(as_set(bash_candidates(bash, {"hpnctl", "plan", "-o", "spec", "--allow"})) ==
         std::set<std::string>{"--allow-renumber"});
+  // A flag takes no value: what follows it is completed as usual.
+  CHECK(bash_candidates(bash, {"hpnctl", "--quiet", "pl"}) == std::vector<std::string>{"plan"});
+  CHECK(bash_candidates(bash, {"hpnctl", "-q", "pl"}) == std::vector<std::string>{"plan"});
+  CHECK(as_set(bash_candidates(bash, {"hpnctl", "verify", "--lab", "--f"})).count("--format") == 1);
+  // The values of --format, --role and export's formats.
+  CHECK(as_set(bash_candidates(bash, {"hpnctl", "devices", "--role", ""})) ==
+        std::set<std::string>{"host", "tor", "agg", "core", "frontend"});
+  CHECK(as_set(bash_candidates(bash, {"hpnctl", "cable", "x", "--format", ""})) ==
+        std::set<std::string>{"table", "json", "csv"});
+  const std::set<std::string> exports{"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg"};
+  CHECK(as_set(bash_candidates(bash, {"hpnctl", "export", ""})) == exports);
+  CHECK(as_set(bash_candidates(bash, {"hpnctl", "export", "--format", ""})) == exports);
   std::string registered = bash.run("bash", "source " + q(bash.script.string()) + " && complete -p hpnctl");
   CHECK(registered == "complete -o default -F _hpnctl hpnctl\n");
 }
