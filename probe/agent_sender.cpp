@@ -27,7 +27,15 @@ struct PlannedProbe {
 std::vector<std::pair<std::size_t, std::uint16_t>> sockets_of(const SenderOptions& o) {
   std::vector<std::pair<std::size_t, std::uint16_t>> out;
   if (!o.planned.empty()) {
-    for (const auto& p : o.planned) out.push_back({p.port, p.source_port});
+    // A reply comes back to the probe's source address by whichever port
+    // carries it: on a bond's members (or with --no-bond, every member has
+    // the bond's address) it may arrive on the other member, and must find
+    // a socket of its source port there too.
+    for (const auto& p : o.planned) {
+      for (std::size_t q = 0; q < o.ports.size(); ++q) {
+        if (q == p.port || o.ports[q].address == o.ports[p.port].address) out.push_back({q, p.source_port});
+      }
+    }
     std::sort(out.begin(), out.end());
     out.erase(std::unique(out.begin(), out.end()), out.end());
     return out;

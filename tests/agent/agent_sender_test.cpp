@@ -367,9 +367,20 @@ TEST_CASE("agent/sender: with a plan, exactly its probes, entries interleaved, e
     CHECK(path.network.sent[i].interface == order[i].first);
     CHECK(path.network.sent[i].local.port == order[i].second);
   }
-  // One socket per (port, source port) of the plan, and no other.
+  // One socket per (port, source port) of the plan, on every port with the
+  // same address (a reply may come back by the bond's other member).
   CHECK(path.network.opened == std::set<std::pair<std::string, std::uint16_t>>{
-                                   {"a0", 50000}, {"a0", 50001}, {"a0", 50002}, {"a1", 61000}});
+                                   {"a0", 50000}, {"a0", 50001}, {"a0", 50002}, {"a0", 61000},
+                                   {"a1", 50000}, {"a1", 50001}, {"a1", 50002}, {"a1", 61000}});
+  {
+    // Ports with their own addresses: each opens only its own source ports.
+    OneRouterPath other;
+    auto own = o;
+    own.ports[1].address = "2001:db8:1::2";
+    REQUIRE(open_sender(own, other.network));
+    CHECK(other.network.opened == std::set<std::pair<std::string, std::uint16_t>>{
+                                      {"a0", 50000}, {"a0", 50001}, {"a0", 50002}, {"a1", 61000}});
+  }
   for (const auto& ob : result.observations) {
     INFO(ob.direction << " " << ob.src_udp_port << " " << ob.dst_udp_port);
     const int sport = ob.direction == "forward" ? ob.src_udp_port : ob.dst_udp_port;
