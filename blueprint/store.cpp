@@ -429,7 +429,8 @@ Result<std::optional<CableRow>> BlueprintStore::cable(const std::string& cable_i
 Result<std::vector<std::string>> BlueprintStore::lanes_of(const std::string& device, const std::string& cage) const {
   sql::Stmt s(db_, "SELECT port FROM ports WHERE device = ? AND port GLOB ? ORDER BY port");
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
-  s.bind(1, device).bind(2, cage + "[a-z]");
+  const std::string pattern = cage + "[a-z]";  // bound SQLITE_STATIC: it must outlive step()
+  s.bind(1, device).bind(2, pattern);
   std::vector<std::string> lanes;
   while (s.step()) lanes.push_back(s.text(0));
   if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
