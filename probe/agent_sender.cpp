@@ -104,6 +104,7 @@ class Run {
 
  private:
   void expire(std::int64_t now);
+  bool settle_answer(ProbeState& s);
   void send_next(std::int64_t now);
   void handle(const Datagram& d);
   void handle_icmp(const Datagram& d);
@@ -151,6 +152,25 @@ SenderResult Run::execute(const std::function<bool()>& stop) {
   }
   finish();
   return std::move(result_);
+}
+
+// A reply (or a switch's error) to a probe whose flow and attempt checked
+// out: a duplicate if it was answered already (false), else answered, late
+// when it had been given up.
+bool Run::settle_answer(ProbeState& s) {
+  auto& c = result_.counts;
+  if (s.state == State::answered) {
+    ++c.duplicates;
+    return false;
+  }
+  if (s.state == State::lost) {
+    ++c.late;
+  } else {
+    ++settled_;
+  }
+  s.state = State::answered;
+  ++c.answered;
+  return true;
 }
 
 void Run::expire(std::int64_t now) {
@@ -254,17 +274,7 @@ void Run::handle(const Datagram& d) {
     ++c.unexpected;
     return;
   }
-  if (s.state == State::answered) {
-    ++c.duplicates;
-    return;
-  }
-  if (s.state == State::lost) {
-    ++c.late;
-  } else {
-    ++settled_;
-  }
-  s.state = State::answered;
-  ++c.answered;
+  if (!settle_answer(s)) return;
 
   auto forward_hops = observed_hops(reply->forward_trace, o_.ioam_namespace);
   if (forward_hops) {
@@ -329,17 +339,7 @@ void Run::handle_icmp(const Datagram& d) {
     ++c.unexpected;
     return;
   }
-  if (s.state == State::answered) {
-    ++c.duplicates;
-    return;
-  }
-  if (s.state == State::lost) {
-    ++c.late;
-  } else {
-    ++settled_;
-  }
-  s.state = State::answered;
-  ++c.answered;
+  if (!settle_answer(s)) return;
   ++c.icmp_answers;
   auto hops = observed_hops(d.hop_by_hop, o_.ioam_namespace);
   if (!hops) {
