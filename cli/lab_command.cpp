@@ -39,6 +39,7 @@ struct UpOptions {
   std::string blueprint = "hpn-plan";
   std::optional<std::string> wiring;
   int loss = 0;  // percent, every cable both ways
+  bool host_bonds = false;
 };
 
 int run_up(const UpOptions& o, const Verbosity& v) {
@@ -60,6 +61,7 @@ int run_up(const UpOptions& o, const Verbosity& v) {
     request.wiring = lab::planned_wiring(*bp);
   }
   request.wiring.loss_percent = o.loss;
+  request.host_bonds = o.host_bonds;
   if (auto size = lab::check_lab_size(*bp, request.wiring); !size) return fail(kInputError, size.error().message);
   if (!need_root("up")) return kEnvironmentError;
   lab::NetlinkOps ops;
@@ -196,6 +198,8 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
   up_cmd->add_option("--wiring", up->wiring, "Wiring file (cabling.csv columns, optional fault column)");
   up_cmd->add_option("--loss", up->loss, "Random loss (percent) on every cable, both directions")
       ->check(CLI::Range(0, lab::kMaxBackgroundLoss))->capture_default_str();
+  up_cmd->add_flag("--host-bonds", up->host_bonds,
+                   "Apply the hosts' profiles with real bonds (the kernel needs bonding), not as host apply --no-bond");
   up_cmd->callback([up, up_cmd, &exit_code] { exit_code = run_up(*up, verbosity_of(*up_cmd)); });
 
   auto* down_cmd = lab->add_subcommand("down", "Remove everything the lab made");

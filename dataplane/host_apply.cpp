@@ -157,6 +157,17 @@ std::vector<ProfileSysctl> effective_sysctls(const ApplyProfile& p, const ApplyO
     const std::string leaf = s.key.substr(tree.size() + dev.size());  // ".arp_announce"
     for (const auto& m : bond->members) out.push_back({tree + m.port + leaf, s.value});
   }
+  // Without a bond nothing drops a member that lost its carrier from the
+  // hash: the routes must skip it themselves, as a bond would.
+  if (o.no_bond && per_device) {
+    for (const auto& b : p.bonds) {
+      for (const auto& m : b.members) {
+        for (const char* family : {"ipv4", "ipv6"}) {
+          out.push_back({fmt::format("net.{}.conf.{}.ignore_routes_with_linkdown", family, m.port), "1"});
+        }
+      }
+    }
+  }
   return out;
 }
 

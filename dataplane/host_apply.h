@@ -29,7 +29,8 @@
 //
 // --no-bond (a kernel without bonding): no bond is created; every member
 // port takes the bond's MAC and MTU and its per-interface sysctls (as an
-// enslaved port would) and carries the bond's IPv4 and IPv6 addresses
+// enslaved port would), ignore_routes_with_linkdown (a bond stops hashing
+// onto a member without carrier; the routes must, without one), and carries the bond's IPv4 and IPv6 addresses
 // without their on-link prefix route (IFA_F_NOPREFIXROUTE, as the lab's
 // hosts do): the two gateways sit in one prefix behind two ports, so every
 // destination, the bond's own subnet included, is reached by the table

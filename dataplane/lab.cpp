@@ -88,9 +88,11 @@ struct LabPlan {
   std::map<int, std::string> frr_conf, pbr_conf;
   std::map<int, size_t> pbr_rules;                   // core node -> rules pbrd should install
   std::vector<HostRouteTarget> agent;
-  std::map<int, std::vector<NeighbourAdvert>> adverts;  // host node -> what it announces
+  // Host node -> its profile, as `hpnctl profile` writes it and `hpnctl
+  // host apply` reads it back.
+  std::map<int, host::ApplyProfile> profiles;
   std::vector<ExpectedSession> sessions;
-  std::map<int, std::set<std::string>> host_routes;  // ToR node -> "address/128" it must route
+  std::map<int, std::set<std::string>> host_routes;  // ToR node -> "address/128", "address/32" it must route
   std::map<int, std::string> late_faults;            // node -> its converged-phase nft script
   // A dark cable's switch ends, taken down again once zebra has started:
   // zebra brings up every port its configuration does not shut.
@@ -114,7 +116,10 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
   auto configs = switch_configs(bp, t);
   if (!configs) return configs.error();
   p.configs = std::move(configs.value());
-  p.namespaces = namespace_configs(bp, t, compute_routes(bp, t), config_pointers(p.configs));
+  p.namespaces = namespace_configs(bp, t, config_pointers(p.configs));
+  auto profiles = host_profiles(bp, t);
+  if (!profiles) return profiles.error();
+  p.profiles = std::move(profiles.value());
 
   for (size_t n = 0; n < t.nodes.size(); ++n) {
     if (!p.configs[n]) continue;
@@ -163,14 +168,15 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
     for (auto [host, sw] : {std::pair{&link.a, &link.z}, std::pair{&link.z, &link.a}}) {
       const int h = t.node_of(host->device), s = t.node_of(sw->device);
       if (!t.nodes[h].is_host || down || host->nic <= 0) continue;
+      const auto& c = p.configs[s];
+      const auto* port = c ? port_of(*c, sw->port) : nullptr;
+      // A one-way break toward the ToR would keep it from hearing the
+      // host; it strikes after convergence, so the host is expected.
+      if (!c || !port || !port->learns_hosts) continue;
       for (const auto& i : bp.interfaces) {
-        if (i.device != host->device || i.purpose != "host" || i.nic != host->nic || i.ipv6.empty()) continue;
-        p.adverts[h].push_back({host->ifname, i.ipv6, host->mac});
-        const auto& c = p.configs[s];
-        const auto* port = c ? port_of(*c, sw->port) : nullptr;
-        // A one-way break toward the ToR would keep it from hearing the
-        // host; it strikes after convergence, so the host is expected.
-        if (c && port && port->learns_hosts) p.host_routes[s].insert(i.ipv6 + "/128");
+        if (i.device != host->device || i.purpose != "host" || i.nic != host->nic) continue;
+        if (!i.ipv6.empty() && !c->gateway.pool6.empty()) p.host_routes[s].insert(i.ipv6 + "/128");
+        if (!i.ipv4.empty() && !c->gateway.pool4.empty()) p.host_routes[s].insert(i.ipv4 + "/32");
       }
     }
   }
@@ -367,11 +373,33 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
     auto ok = ops.add_veth({a.netns, link.a.ifname, link.a.mac}, {z.netns, link.z.ifname, link.z.mac});
     if (!ok) return fail(fmt::format("cable {}", link.cable_id.empty() ? "(extra)" : link.cable_id), ok.error());
   }
+  if (!topology.unplugged.empty()) {
+    say(fmt::format("making {} host ports without a cable", topology.unplugged.size()));
+    if (auto ok = ops.create_namespace(topology.unplugged_netns); !ok) {
+      return fail("namespace " + topology.unplugged_netns, ok.error());
+    }
+    for (size_t i = 0; i < topology.unplugged.size(); ++i) {
+      const UnpluggedPort& u = topology.unplugged[i];
+      const auto& host = topology.nodes[topology.node_of(u.port.device)];
+      const Mac far{0x02, 0xff, 0xff, 0, static_cast<std::uint8_t>(i >> 8), static_cast<std::uint8_t>(i)};
+      auto ok = ops.add_veth({host.netns, u.port.ifname, u.port.mac}, {topology.unplugged_netns, u.far_ifname, far});
+      if (!ok) return fail(fmt::format("unplugged port {}", u.port.ifname), ok.error());
+    }
+  }
   if (auto ok = advance("configuring"); !ok) return fail("lab record", ok.error());
   say("configuring switches and hosts");
   for (size_t n = 0; n < topology.nodes.size(); ++n) {
     if (auto ok = ops.configure(topology.nodes[n].netns, plan.namespaces[n]); !ok) return fail("configure", ok.error());
   }
+  say(fmt::format("applying {} host profiles (host apply{})", plan.profiles.size(), req.host_bonds ? "" : " --no-bond"));
+  std::vector<int> hosts;
+  for (const auto& [node, profile] : plan.profiles) hosts.push_back(node);
+  auto applied = parallel(hosts.size(), [&](size_t i) -> Status {
+    auto made = ops.apply_host(topology.nodes[hosts[i]].netns, plan.profiles.at(hosts[i]), !req.host_bonds);
+    if (!made) return made.error();
+    return {};
+  });
+  if (!applied) return fail("host apply", applied.error());
 
   if (auto ok = advance("routing"); !ok) return fail("lab record", ok.error());
   say(fmt::format("starting FRR on {} switches", plan.daemons.size()));
@@ -392,9 +420,9 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
     state.agent_pid = *agent;
     if (auto ok = file.update(state); !ok) return fail("lab record", ok.error());
   }
-  say("hosts announce themselves to their ToRs");
-  for (const auto& [node, adverts] : plan.adverts) {
-    if (auto ok = ops.announce(topology.nodes[node].netns, adverts); !ok) return fail("announce", ok.error());
+  say("hosts announce themselves to their ToRs (host announce)");
+  for (const auto& [node, profile] : plan.profiles) {
+    if (auto ok = ops.announce_host(topology.nodes[node].netns, profile); !ok) return fail("host announce", ok.error());
   }
   if (auto ok = converge(plan, ops, req.converge_timeout, progress); !ok) return fail("lab up", ok.error());
   if (!plan.pbr_conf.empty()) {

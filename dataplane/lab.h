@@ -28,6 +28,9 @@ struct LabUpRequest {
   std::string routing_root = "/run/hpnctl";
   // How long BGP may take to converge before lab up gives up.
   std::chrono::milliseconds converge_timeout{60000};
+  // The hosts' profiles are applied with real bonds (the kernel must have
+  // bonding), not as `host apply --no-bond`.
+  bool host_bonds = false;
 };
 
 // Called at each phase with a short description ("creating 36 namespaces").

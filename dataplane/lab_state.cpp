@@ -40,6 +40,7 @@ LabState describe_lab(const Blueprint& bp, const LabTopology& t, const std::stri
       ports[t.node_of(mine->device)].emplace_back(bp.panels[d.panel].find(mine->port), std::move(p));
     }
   }
+  if (!t.unplugged_netns.empty()) s.namespaces.push_back(t.unplugged_netns);
   for (size_t n = 0; n < t.nodes.size(); ++n) {
     const Device& d = bp.devices[t.nodes[n].device];
     s.namespaces.push_back(t.nodes[n].netns);

@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
+#include <set>
+
 
 namespace hpn::lab {
 
@@ -56,6 +58,21 @@ Result<LabTopology> build_topology(const Blueprint& bp, const Wiring& wiring, co
     if (!z) return z.error();
     t.links.push_back({c.cable_id, c.line, std::move(a.value()), std::move(z.value()), c.fault});
   }
+  std::set<std::pair<int, std::string>> cabled;  // (device, port)
+  for (const auto& link : t.links) {
+    cabled.insert({link.a.device, link.a.port});
+    cabled.insert({link.z.device, link.z.port});
+  }
+  for (const auto& node : t.nodes) {
+    if (!node.is_host) continue;
+    for (const auto& p : bp.panels.at(bp.devices[node.device].panel).ports) {
+      if (p.nic == kNone || cabled.count({node.device, p.name})) continue;
+      auto port = end(node.device, p.name);
+      if (!port) return port.error();
+      t.unplugged.push_back({std::move(port.value()), fmt::format("u{}", t.unplugged.size())});
+    }
+  }
+  if (!t.unplugged.empty()) t.unplugged_netns = t.prefix + "unplugged";
   return t;
 }
 

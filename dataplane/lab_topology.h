@@ -54,6 +54,14 @@ struct LabNode {
   bool is_host = false;
 };
 
+// A host NIC port the wiring gives no cable: it exists on a real host all
+// the same, so the lab makes it, a veth whose other end lies down in the
+// lab's `unplugged` namespace, and the host's profile applies as written.
+struct UnpluggedPort {
+  LabPort port;
+  std::string far_ifname;  // its other end, in LabTopology::unplugged_netns
+};
+
 struct LabTopology {
   std::string id;      // short per-lab id, e.g. "3fa2"
   std::string prefix;  // "hpn-3fa2-": every namespace of the lab starts with it
@@ -62,6 +70,8 @@ struct LabTopology {
   std::vector<LabLink> links;     // wiring order
   std::vector<int> node_of_device;  // Blueprint::devices index -> nodes index, -1 if not in the lab
   int loss_percent = 0;             // Wiring::loss_percent: random loss on every link, both ways
+  std::vector<UnpluggedPort> unplugged;  // host order, then panel order
+  std::string unplugged_netns;           // "hpn-3fa2-unplugged", when there are any
 
   int node_of(int device) const { return node_of_device.at(device); }
 };

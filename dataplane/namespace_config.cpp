@@ -5,6 +5,8 @@
 #include <algorithm>
 
 #include "dataplane/faults.h"
+#include "planner/profile.h"
+#include "planner/profile_json.h"
 #include "switchconfig/linux_sysctl.h"
 
 namespace hpn::lab {
@@ -69,7 +71,6 @@ std::vector<const switchconfig::SwitchConfig*> config_pointers(
 }
 
 std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTopology& t,
-                                               const std::vector<NodeRoutes>& routes,
                                                const std::vector<const switchconfig::SwitchConfig*>& switches) {
   std::vector<NamespaceConfig> out(t.nodes.size());
   for (size_t n = 0; n < t.nodes.size(); ++n) {
@@ -79,26 +80,22 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
     std::vector<std::string> ifnames;
     c.links_up.push_back("lo");
     for (const auto& link : t.links) {
-      for (auto [mine, far] : {std::pair{&link.a, &link.z}, std::pair{&link.z, &link.a}}) {
+      for (const LabPort* mine : {&link.a, &link.z}) {
         if (t.node_of(mine->device) != static_cast<int>(n)) continue;
         ifnames.push_back(mine->ifname);
         // Only the addresses we give: no EUI-64 link-local beside ours.
         c.sysctls.push_back({conf(mine->ifname, "addr_gen_mode"), "1"});
         c.addresses.push_back({mine->ifname, mine->link_local, 64, false});
-        if (d.role == Role::host) {
-          for (const auto& i : bp.interfaces) {
-            if (i.device == mine->device && i.purpose == "host" && i.nic == mine->nic && !i.ipv6.empty()) {
-              c.addresses.push_back({mine->ifname, i.ipv6, i.ipv6_len, true});
-            }
-          }
-        }
-        if (stays_down(link)) continue;
+        // A host's ports are its profile's (host apply): the lab gives them
+        // only their link-local address.
+        if (d.role == Role::host || stays_down(link)) continue;
         c.links_up.push_back(mine->ifname);
-        // A host pins its gateways' neighbours, as a host profile does
-        // (the ToR's port MAC is the pair's gateway MAC): the host keeps
-        // sending into a fibre broken one way, as the NIC of HPN §10 did.
-        if (d.role == Role::host) c.neighbours.push_back({mine->ifname, far->link_local, far->mac});
       }
+    }
+    for (const auto& u : t.unplugged) {
+      if (t.node_of(u.port.device) != static_cast<int>(n)) continue;
+      c.sysctls.push_back({conf(u.port.ifname, "addr_gen_mode"), "1"});
+      c.addresses.push_back({u.port.ifname, u.port.link_local, 64, false});
     }
     if (sw != nullptr) {
       // The switch configuration's own settings, for the ports this
@@ -112,15 +109,28 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
       // a real switch's control plane polices them to a few hundred.
       c.sysctls.push_back({"net/ipv6/icmp/ratelimit", "1"});
     } else {
-      // Five-tuple ECMP on hosts too (the bonds hash layer3+4), with a fixed
-      // seed so a lab hashes the same way every time it comes up; the seed
-      // key exists from Linux 6.11.
-      c.sysctls.push_back({"net/ipv6/fib_multipath_hash_policy", "1"});
+      // The profile sets the hash policy; the lab fixes the seed, so a lab
+      // hashes the same way every time it comes up (the key exists from
+      // Linux 6.11).
       c.sysctls.push_back({"net/ipv4/fib_multipath_hash_seed", std::to_string(d.node_id), true});
-      c.rules = routes.at(n).rules;
-      c.routes = routes.at(n).routes;
     }
     c.nft_script = fault_script(t, static_cast<int>(n), FaultPhase::before_routing);
+  }
+  return out;
+}
+
+static_assert(kHostTableBase == kBackendTableBase, "the forwarding model routes hosts by their profiles' tables");
+
+Result<std::map<int, host::ApplyProfile>> host_profiles(const Blueprint& bp, const LabTopology& t) {
+  std::map<int, host::ApplyProfile> out;
+  auto builder = ProfileBuilder::create(bp, {});
+  if (!builder) return builder.error();
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    if (!t.nodes[n].is_host) continue;
+    const HostProfile profile = builder->build(t.nodes[n].device);
+    auto parsed = host::parse_apply_profile(profile_json(profile).dump(2), "profile of " + profile.host);
+    if (!parsed) return parsed.error();
+    out.emplace(static_cast<int>(n), std::move(parsed.value()));
   }
   return out;
 }

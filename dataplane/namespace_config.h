@@ -3,17 +3,19 @@
 // (switchconfig/linux_sysctl.h: forwarding, ECMP, IOAM IDs, the ToR's
 // neighbour behaviour), its IOAM namespace, the lab's link-local address
 // on every port and its links up; FRR does the rest from frr.conf. A host
-// carries its bond addresses on its NIC ports, its routes toward its ToRs
-// and its gateways' neighbours (routing.h). Both get their faults of the
-// first phase (faults.h). Pure, so every sysctl and address is checked
+// gets only its ports' link-local addresses and its hash seed: the rest is
+// its profile's, which lab up applies as `host apply` does. Both get their
+// faults of the first phase (faults.h). Pure, so every sysctl and address is checked
 // without root.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "blueprint/model.h"
+#include "dataplane/host_profile.h"
 #include "dataplane/lab_topology.h"
 #include "dataplane/network_ops.h"
 #include "dataplane/routing.h"
@@ -34,10 +36,14 @@ std::vector<const switchconfig::SwitchConfig*> config_pointers(
     const std::vector<std::optional<switchconfig::SwitchConfig>>& configs);
 
 // One entry per topology node. `switches` holds, per node, its switch
-// configuration (nullptr for hosts); `routes` the hosts' routes.
+// configuration (nullptr for hosts).
 std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTopology& topology,
-                                               const std::vector<NodeRoutes>& routes,
                                                const std::vector<const switchconfig::SwitchConfig*>& switches);
+
+// Every lab host's profile by node, made and read back as `hpnctl profile`
+// writes it and `hpnctl host apply` reads it: lab up applies them, so the
+// lab's hosts run the production configuration, not one of the lab's own.
+Result<std::map<int, host::ApplyProfile>> host_profiles(const Blueprint& bp, const LabTopology& topology);
 
 // The sysctl of a kernel setting, or nullopt when it names an interface
 // this namespace does not have (a planned port with no cable in the lab).

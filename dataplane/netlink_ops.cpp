@@ -31,6 +31,9 @@
 #include <thread>
 
 #include "dataplane/host_announce.h"
+#include "dataplane/host_apply.h"
+#include "dataplane/host_netlink.h"
+#include "dataplane/host_state.h"
 #include "dataplane/netns.h"
 #include "dataplane/nl_util.h"
 
@@ -484,15 +487,41 @@ Result<std::vector<RuleState>> NetlinkOps::rules(const std::string& netns) {
   return out;
 }
 
-Status NetlinkOps::announce(const std::string& netns, const std::vector<NeighbourAdvert>& adverts) {
+Result<size_t> NetlinkOps::apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) {
+  size_t made = 0;
   auto done = run_in_netns(netns, [&]() -> Status {
-    host::PcapFrameSender sender;
-    for (const auto& a : adverts) {
-      host::MacBytes mac{};
-      std::copy(a.mac.begin(), a.mac.end(), mac.begin());
-      if (auto ok = sender.send(a.ifname, host::na_frame(mac, a.ipv6)); !ok) return ok;
+    const host::ApplyOptions options{.no_bond = no_bond};
+    auto state = host::read_host_state(host::sysctl_keys(profile, options));
+    if (!state) return state.error();
+    auto plan = host::plan_changes(profile, *state, options);
+    if (!plan) return plan.error();
+    if (!plan->conflicts.empty()) {
+      std::string what;
+      for (const auto& c : plan->conflicts) what += "\n  " + c.text;
+      return Error{fmt::format("host apply refused {}:{}", profile.host, what)};
     }
+    host::NetlinkHostOps ops;
+    const auto outcome = host::apply_plan(*plan, ops);
+    if (!outcome.ok()) {
+      return Error{fmt::format("host apply of {}: step {} ({}) failed: {}; {}", profile.host,
+                               *outcome.failed_step + 1, plan->changes[*outcome.failed_step].text(), outcome.error,
+                               outcome.undo_errors.empty() ? "rolled back" : "rollback incomplete")};
+    }
+    made = outcome.applied;
     return {};
+  });
+  if (!done) return Error{fmt::format("{}: {}", netns, done.error().message)};
+  return made;
+}
+
+Status NetlinkOps::announce_host(const std::string& netns, const host::ApplyProfile& profile) {
+  auto done = run_in_netns(netns, [&]() -> Status {
+    auto state = host::read_host_state({});
+    if (!state) return state.error();
+    auto announcements = host::plan_announcements(profile, *state);
+    if (!announcements) return announcements.error();
+    host::PcapFrameSender sender;
+    return host::send_announcements(*announcements, 1, sender);
   });
   if (!done) return Error{fmt::format("{}: {}", netns, done.error().message)};
   return {};

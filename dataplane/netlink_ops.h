@@ -27,7 +27,8 @@ class NetlinkOps final : public NetworkOps {
   Status stop_process(int pid) override;
   Result<std::vector<RouteState>> routes(const std::string& netns) override;
   Result<std::vector<RuleState>> rules(const std::string& netns) override;
-  Status announce(const std::string& netns, const std::vector<NeighbourAdvert>& adverts) override;
+  Result<size_t> apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) override;
+  Status announce_host(const std::string& netns, const host::ApplyProfile& profile) override;
   Status remove_tree(const std::string& path) override;
 };
 

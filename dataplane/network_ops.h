@@ -10,6 +10,7 @@
 
 #include "blueprint/result.h"
 #include "dataplane/frr.h"
+#include "dataplane/host_profile.h"
 #include "dataplane/host_routes.h"
 #include "dataplane/lab_topology.h"
 #include "dataplane/routing.h"
@@ -89,14 +90,6 @@ struct RuleState {
   std::uint32_t priority = 0;
 };
 
-// An unsolicited neighbour advertisement a lab host sends out of one port
-// for its address, as `hpnctl host announce` does on a real host.
-struct NeighbourAdvert {
-  std::string ifname;
-  std::string ipv6;
-  Mac mac{};
-};
-
 class NetworkOps {
  public:
   virtual ~NetworkOps() = default;
@@ -126,7 +119,15 @@ class NetworkOps {
   virtual Status stop_process(int pid) = 0;
   virtual Result<std::vector<RouteState>> routes(const std::string& netns) = 0;
   virtual Result<std::vector<RuleState>> rules(const std::string& netns) = 0;
-  virtual Status announce(const std::string& netns, const std::vector<NeighbourAdvert>& adverts) = 0;
+  // A lab host, configured as a real one is: `hpnctl host apply --netns
+  // NETNS [--no-bond]` with its profile, by the same code (host_apply.h).
+  // A profile that conflicts with what the namespace holds is refused; a
+  // failed apply is rolled back. Returns the number of changes made.
+  virtual Result<size_t> apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) = 0;
+  // `hpnctl host announce --netns NETNS`: a gratuitous ARP and an
+  // unsolicited neighbour advertisement out of every member port
+  // (host_announce.h).
+  virtual Status announce_host(const std::string& netns, const host::ApplyProfile& profile) = 0;
   // Removes a directory the lab made (FRR's files), with what it holds.
   virtual Status remove_tree(const std::string& path) = 0;
 };

@@ -21,11 +21,14 @@
 //  - a cable that is `down` or drops either direction carries no session
 //    (BFD would take it down) and teaches no host; a lossy one still does.
 // Hosts do not run BGP: each back-end NIC's bond address selects, by a
-// source rule, a table whose default route spreads over every port of that
-// NIC that has link (the bond's hash), toward whatever it is cabled to; the
-// main table's default uses the lowest-numbered NIC.
+// source rule, a table whose route spreads over every port of that NIC that
+// has link (the bond's hash), toward whatever it is cabled to; the main
+// table's default uses the lowest-numbered NIC. That is the host profile's
+// design (planner/profile.h), which the lab's hosts run; there the next hop
+// is the planned ToR's gateway address, answered by whichever ToR the port
+// is cabled to (one gateway MAC for the fabric).
 // Next hops are the peers' link-local addresses (lab_topology.h), so no
-// link needs the blueprint's /127 to forward.
+// link needs the blueprint's /127 to forward, and each names its device.
 #pragma once
 
 #include <cstdint>
@@ -39,8 +42,10 @@ namespace hpn::lab {
 
 inline constexpr std::uint32_t kMainTable = 254;  // RT_TABLE_MAIN
 // A host's per-NIC table is kHostTableBase + NIC number, its rule's
-// priority the same number (before the main table's 32766).
-inline constexpr std::uint32_t kHostTableBase = 100;
+// priority the same number (before the main table's 32766): the host
+// profiles' tables (planner/profile.h kBackendTableBase), which lab up
+// applies to the lab's hosts.
+inline constexpr std::uint32_t kHostTableBase = 1000;
 
 struct NextHop {
   std::string ifname;   // the interface of this device the route leaves by

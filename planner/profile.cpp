@@ -166,6 +166,7 @@ Bond ProfileBuilder::make_bond(int device, const Interface& row) const {
       if (int g = gateway_[c.z_device]; g >= 0) {
         m.gateway_ipv4 = bp.interfaces[g].ipv4;
         m.gateway_ipv6 = bp.interfaces[g].ipv6;
+        m.gateway_mac = bp.interfaces[g].mac;
       }
       break;
     }
@@ -196,15 +197,20 @@ Bond ProfileBuilder::make_bond(int device, const Interface& row) const {
   // Back end: the whole back-end prefix of the spec via both ToRs. Every
   // other rail of the fabric sits in it, and so does the bond's own subnet:
   // its peers in the segment are reached through the ToR, one hop, too.
+  // And the switches' loopbacks, which verify's switch probes address from
+  // each rail.
   if (b.backend) {
     b.table = kBackendTableBase + b.nic;
     b.rdma_device = b.name;
+    const auto& a = spec_.addressing;
     if (!b.ipv4.empty() && !via4.empty()) {
-      b.routes.push_back({4, spec_.addressing.backend_ipv4, via4, b.table});
+      b.routes.push_back({4, a.backend_ipv4, via4, b.table});
+      if (!a.loopback_ipv4.empty()) b.routes.push_back({4, a.loopback_ipv4, via4, b.table});
       b.rules.push_back({4, b.ipv4 + "/32", b.table, b.table});
     }
     if (!b.ipv6.empty() && !via6.empty()) {
-      b.routes.push_back({6, spec_.addressing.backend_ipv6, via6, b.table});
+      b.routes.push_back({6, a.backend_ipv6, via6, b.table});
+      if (!a.loopback_ipv6.empty()) b.routes.push_back({6, a.loopback_ipv6, via6, b.table});
       b.rules.push_back({6, b.ipv6 + "/128", b.table, b.table});
     }
   } else {

@@ -41,6 +41,7 @@ struct BondMember {
   std::string peer, peer_port;  // the switch and port at the far end
   int plane = kNone;
   std::string gateway_ipv4, gateway_ipv6;  // the far switch's gateway toward this host
+  std::string gateway_mac;                 // what it answers with (addressing.gateway_mac)
 };
 
 struct BondRoute {

@@ -18,6 +18,7 @@ ordered_json member_json(const BondMember& m) {
   j["plane"] = m.plane == kNone ? ordered_json(nullptr) : ordered_json(m.plane);
   j["gateway_ipv4"] = or_null(m.gateway_ipv4);
   j["gateway_ipv6"] = or_null(m.gateway_ipv6);
+  j["gateway_mac"] = or_null(m.gateway_mac);
   return j;
 }
 

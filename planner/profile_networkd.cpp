@@ -2,6 +2,10 @@
 // systemd 252 as in Debian 12; keys as FIELD.md section 4 lists them).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "planner/profile_files.h"
 
 namespace hpn {
@@ -47,6 +51,17 @@ std::string bond_network(const HostProfile& p, const Bond& b) {
   }
   for (const auto& r : b.rules) {
     s += fmt::format("\n[RoutingPolicyRule]\nFrom={}\nTable={}\nPriority={}\n", r.from, r.table, r.priority);
+  }
+  // The gateways' neighbours, pinned: a ToR that stops answering ARP or ND
+  // does not make the bond's traffic to it stall on resolution.
+  std::vector<std::string> pinned;
+  for (const auto& m : b.members) {
+    for (const std::string* gateway : {&m.gateway_ipv4, &m.gateway_ipv6}) {
+      if (gateway->empty() || m.gateway_mac.empty()) continue;
+      if (std::find(pinned.begin(), pinned.end(), *gateway) != pinned.end()) continue;
+      pinned.push_back(*gateway);
+      s += fmt::format("\n[Neighbor]\nAddress={}\nLinkLayerAddress={}\n", *gateway, m.gateway_mac);
+    }
   }
   return s;
 }

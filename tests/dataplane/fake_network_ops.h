@@ -24,7 +24,12 @@ class FakeNetworkOps final : public NetworkOps {
   std::vector<std::vector<HostRouteTarget>> agents;
   std::map<std::string, std::vector<RouteState>> kernel_routes;  // by netns
   std::map<std::string, std::vector<RuleState>> kernel_rules;    // by netns
-  std::vector<std::pair<std::string, NeighbourAdvert>> announced;
+  struct HostApplied {
+    std::string netns, host;
+    bool no_bond = false;
+  };
+  std::vector<HostApplied> applied;
+  std::vector<std::pair<std::string, std::string>> announced;  // netns, "port address"
   int stopped_routers = 0;
   std::vector<int> stopped_processes;
   int fail_at = -1;  // the index of the operation that fails, -1 never
@@ -102,15 +107,28 @@ class FakeNetworkOps final : public NetworkOps {
     auto it = kernel_rules.find(name);
     return it == kernel_rules.end() ? std::vector<RuleState>{} : it->second;
   }
+  Result<size_t> apply_host(const std::string& name, const host::ApplyProfile& profile, bool no_bond) override {
+    std::lock_guard<std::mutex> guard(lock_);  // lab up applies hosts in parallel
+    if (auto f = maybe_fail("host apply " + name); !f) return f.error();
+    applied.push_back({name, profile.host, no_bond});
+    return profile.bonds.size();
+  }
   // What a ToR's host-route agent would make of an announcement: a route
-  // to the host out of the port at the veth's other end.
-  Status announce(const std::string& name, const std::vector<NeighbourAdvert>& adverts) override {
-    for (const auto& a : adverts) {
-      announced.emplace_back(name, a);
-      for (const auto& [x, y] : veths) {
-        for (auto [mine, far] : {std::pair{&x, &y}, std::pair{&y, &x}}) {
-          if (mine->netns == name && mine->ifname == a.ifname) {
-            kernel_routes[far->netns].push_back({6, a.ipv6 + "/128", 254, 80, {far->ifname}});
+  // to each address of the bond out of the port at each member's far end.
+  Status announce_host(const std::string& name, const host::ApplyProfile& profile) override {
+    for (const auto& b : profile.bonds) {
+      for (const auto& m : b.members) {
+        for (const auto* address : {&b.ipv4, &b.ipv6}) {
+          if (!*address) continue;
+          const auto& a = **address;
+          announced.emplace_back(name, m.port + " " + a.address);
+          for (const auto& [x, y] : veths) {
+            for (auto [mine, far] : {std::pair{&x, &y}, std::pair{&y, &x}}) {
+              if (mine->netns == name && mine->ifname == m.port) {
+                kernel_routes[far->netns].push_back(
+                    {a.family, a.address + (a.family == 4 ? "/32" : "/128"), 254, 80, {far->ifname}});
+              }
+            }
           }
         }
       }

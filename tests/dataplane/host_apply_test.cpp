@@ -190,7 +190,7 @@ TEST_CASE("host apply plan: a fresh host gets sysctls, bonds, members, addresses
   auto plan = plan_changes(profile, fresh_host(profile, bonded), bonded);
   REQUIRE(plan.ok());
   const auto t = texts(plan.value());
-  REQUIRE(t.size() == 35);
+  REQUIRE(t.size() == 47);
   CHECK(t[0] == "~ sysctl net.ipv4.fib_multipath_hash_policy 0 -> 1");
   CHECK(t[3] ==
         "+ bond bond1 mode balance-xor xmit_hash_policy layer3+4 arp_interval 100 arp_ip_target 10.0.0.1,10.0.0.2 "
@@ -203,6 +203,10 @@ TEST_CASE("host apply plan: a fresh host gets sysctls, bonds, members, addresses
   CHECK(t[25] == "~ up bond1");
   CHECK(t[27] == "+ rule from 10.0.0.16/32 table 1001 priority 1001");
   CHECK(t[31] == "+ route 10.0.0.0/12 table 1001 nexthop via 10.0.0.1 dev bond1 nexthop via 10.0.0.2 dev bond1");
+  // Last, each gateway's neighbour pinned to the MAC the profile gives
+  // (addressing.gateway_mac): 2 bonds x 2 gateways x IPv4 and IPv6.
+  CHECK(t[39] == "+ neigh 10.0.0.1 dev bond1 lladdr 02:48:50:4e:00:01 permanent");
+  CHECK(t[46] == "+ neigh fd48:504e:0:1::2 dev bond2 lladdr 02:48:50:4e:00:01 permanent");
   // Steps never go back to an earlier group (the order of host_apply.h).
   auto group = [](const Change& c) {
     switch (c.kind) {
@@ -335,10 +339,16 @@ TEST_CASE("host apply plan: a link with a bond's name that is not a bond is refu
 }
 
 TEST_CASE("host apply plan: pinned neighbours for gateways whose MAC the profile gives", "[host]") {
-  auto profile = profile_from(hpn::test::edited_profile([](auto& j) { j["bonds"][0]["members"][1]["gateway_mac"] = "8e:b9:8d:02:59:a9"; }));
+  auto profile = profile_from(hpn::test::edited_profile([](auto& j) {
+    j["bonds"][0]["members"][1]["gateway_mac"] = "8e:b9:8d:02:59:a9";
+    for (auto& m : j["bonds"][1]["members"]) m["gateway_mac"] = nullptr;
+  }));
   auto plan = plan_changes(profile, fresh_host(profile, {}), {});
   REQUIRE(plan.ok());
   const auto t = texts(plan.value());
+  // bond2's gateways have no MAC in this profile: nothing pinned for them.
+  CHECK(t.end()[-4] == "+ neigh 10.0.0.1 dev bond1 lladdr 02:48:50:4e:00:01 permanent");
+  CHECK(t.end()[-3] == "+ neigh fd48:504e::1 dev bond1 lladdr 02:48:50:4e:00:01 permanent");
   CHECK(t.end()[-2] == "+ neigh 10.0.0.2 dev bond1 lladdr 8e:b9:8d:02:59:a9 permanent");
   CHECK(t.end()[-1] == "+ neigh fd48:504e::2 dev bond1 lladdr 8e:b9:8d:02:59:a9 permanent");
 }

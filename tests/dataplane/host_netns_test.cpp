@@ -211,7 +211,7 @@ TEST_CASE("host apply --no-bond: addresses, MTU, MAC, rules, multipath routes an
   auto first = lab.apply("--no-bond");
   INFO(first.out << first.err);
   REQUIRE(first.exit_code == 0);
-  CHECK(first.out.find("applied 55 changes\n") != std::string::npos);
+  CHECK(first.out.find("applied 75 changes\n") != std::string::npos);
 
   const json addrs = lab.ip("addr");
   for (const char* port : {"nic1p1", "nic1p2"}) {
@@ -225,7 +225,8 @@ TEST_CASE("host apply --no-bond: addresses, MTU, MAC, rules, multipath routes an
   CHECK(has_local(find_addr(addrs, "nic2p2"), "fd48:504e:0:1::10", 64));
 
   const json routes = lab.ip("-6 route show table 1001");
-  REQUIRE(routes.size() == 1);
+  REQUIRE(routes.size() == 2);  // the back-end prefix and the switches' loopbacks
+  CHECK(routes[1]["dst"] == "fd48:5050::/64");
   CHECK(routes[0]["dst"] == "fd48:504e::/40");
   REQUIRE(routes[0]["nexthops"].size() == 2);
   CHECK(routes[0]["nexthops"][0]["gateway"] == "fd48:504e::1");
@@ -233,7 +234,7 @@ TEST_CASE("host apply --no-bond: addresses, MTU, MAC, rules, multipath routes an
   CHECK(routes[0]["nexthops"][1]["gateway"] == "fd48:504e::2");
   CHECK(routes[0]["nexthops"][1]["dev"] == "nic1p2");
   const json v4 = lab.ip("route show table 1002");
-  REQUIRE(v4.size() == 1);
+  REQUIRE(v4.size() == 2);
   CHECK(v4[0]["dst"] == "10.0.0.0/12");
   CHECK(v4[0]["nexthops"][1]["gateway"] == "10.0.0.34");
   CHECK(v4[0]["nexthops"][1]["dev"] == "nic2p2");
@@ -246,6 +247,19 @@ TEST_CASE("host apply --no-bond: addresses, MTU, MAC, rules, multipath routes an
   CHECK(lab.sysctl("net/ipv4/fib_multipath_hash_policy") == "1\n");
   CHECK(lab.sysctl("net/ipv4/conf/nic1p2/arp_announce") == "2\n");
   CHECK(lab.sysctl("net/ipv6/conf/nic2p1/accept_ra") == "0\n");
+  // Without a bond, a member that loses carrier leaves the hash by itself.
+  CHECK(lab.sysctl("net/ipv6/conf/nic1p1/ignore_routes_with_linkdown") == "1\n");
+  CHECK(lab.sysctl("net/ipv4/conf/nic2p2/ignore_routes_with_linkdown") == "1\n");
+  // Each gateway's neighbour pinned on the member that reaches it, to the
+  // gateway MAC every ToR answers with.
+  size_t pinned = 0;
+  for (const auto& n : lab.ip("neigh show nud permanent")) {
+    INFO(n.dump());
+    CHECK(n["lladdr"] == "02:48:50:4e:00:01");
+    if (n["dst"] == "fd48:504e::2") CHECK(n["dev"] == "nic1p2");
+    ++pinned;
+  }
+  CHECK(pinned == 8);
 
   const std::string after = lab.snapshot();
   auto second = lab.apply("--no-bond");
@@ -271,7 +285,7 @@ TEST_CASE("host apply --dry-run changes nothing and prints what the real run the
   REQUIRE(dry_json.exit_code == 0);
   const json j = json::parse(dry_json.out);
   CHECK(j["result"] == "dry-run");
-  CHECK(j["changes"].size() == 55);
+  CHECK(j["changes"].size() == 75);
   CHECK(j["changes"][0]["kind"] == "sysctl");
   CHECK(j["changes"][0]["from"] == "0");
   CHECK(lab.snapshot() == before);
@@ -281,7 +295,7 @@ TEST_CASE("host apply --dry-run changes nothing and prints what the real run the
   // The same diff, then the result line.
   const std::string diff = dry.out.substr(dry.out.find('\n') + 1);
   CHECK(real.out.find(diff) != std::string::npos);
-  CHECK(real.out.substr(real.out.find('\n') + 1) == diff + "applied 55 changes\n");
+  CHECK(real.out.substr(real.out.find('\n') + 1) == diff + "applied 75 changes\n");
 }
 
 TEST_CASE("host apply on a kernel without bonding: a clear error at the bond step, and the namespace as it was", "[host][netns]") {
@@ -296,7 +310,7 @@ TEST_CASE("host apply on a kernel without bonding: a clear error at the bond ste
   auto r = lab.apply("");
   CHECK(r.exit_code == 3);
   CHECK(r.err ==
-        "hpnctl: step 4 of 35 failed: + bond bond1 mode balance-xor xmit_hash_policy layer3+4 arp_interval 100 "
+        "hpnctl: step 4 of 47 failed: + bond bond1 mode balance-xor xmit_hash_policy layer3+4 arp_interval 100 "
         "arp_ip_target 10.0.0.1,10.0.0.2 arp_validate all mac 02:4e:10:00:00:01 mtu 4200\n"
         "  bond bond1: this kernel has no bonding module (creating a link of kind 'bond' failed: Operation not "
         "supported); load it (modprobe bonding), or run with --no-bond to configure the member ports without a bond\n"
@@ -345,7 +359,7 @@ TEST_CASE("host apply: a kernel error midway rolls back MAC, MTU and sysctls alr
   auto r = lab.apply("--no-bond");
   CHECK(r.exit_code == 3);
   CHECK(r.err ==
-        "hpnctl: step 12 of 57 failed: + sysctl net.ipv4.conf.nic1p1.hpnctl_no_such_key = 1\n"
+        "hpnctl: step 12 of 77 failed: + sysctl net.ipv4.conf.nic1p1.hpnctl_no_such_key = 1\n"
         "  sysctl net.ipv4.conf.nic1p1.hpnctl_no_such_key: No such file or directory\n"
         "  the 11 changes made before it were rolled back\n");
   CHECK(lab.snapshot() == before);
@@ -504,7 +518,7 @@ TEST_CASE("host apply on a lived-in host keeps its default route and other route
     bool unrelated = false;
     for (const auto& route : table) unrelated = unrelated || route["dst"] == "172.16.0.0/16";
     CHECK(unrelated);
-    CHECK(table.size() == 2);  // that one and the profile's 10.0.0.0/12
+    CHECK(table.size() == 3);  // that one and the profile's 10.0.0.0/12 and 10.255.0.0/16
   }
   HostLab lab;
   REQUIRE(lab.ok);

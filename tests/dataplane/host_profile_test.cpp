@@ -48,10 +48,11 @@ TEST_CASE("host profile: the lab pod's profile is read with every bond, member, 
   CHECK(b.layer34);
   CHECK(b.arp_monitor);
   CHECK(b.arp_targets == std::vector<std::string>{"10.0.0.1", "10.0.0.2"});
-  REQUIRE(b.routes.size() == 2);
-  CHECK(b.routes[1].to.text() == "fd48:504e::/40");
-  CHECK(b.routes[1].via == std::vector<std::string>{"fd48:504e::1", "fd48:504e::2"});
-  CHECK(b.routes[1].table == 1001);
+  REQUIRE(b.routes.size() == 4);
+  CHECK(b.routes[2].to.text() == "fd48:504e::/40");
+  CHECK(b.routes[2].via == std::vector<std::string>{"fd48:504e::1", "fd48:504e::2"});
+  CHECK(b.routes[2].table == 1001);
+  CHECK(b.routes[3].to.text() == "fd48:5050::/64");  // the switches' loopbacks
   REQUIRE(b.rules.size() == 2);
   CHECK(b.rules[0].from.text() == "10.0.0.16/32");
   CHECK(b.rules[0].priority == 1001);

@@ -3,6 +3,8 @@
 // clean-up after an interrupted `lab up`, all without root.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "dataplane/lab.h"
 #include "fake_network_ops.h"
 #include "lab_fixture.h"
@@ -42,7 +44,15 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
   REQUIRE(said.size() > 5);
   CHECK(std::vector<std::string>(said.begin(), said.begin() + 5) ==
         std::vector<std::string>{"creating 36 namespaces", "linking 112 cables", "configuring switches and hosts",
-                                 "starting FRR on 20 switches", "hosts announce themselves to their ToRs"});
+                                 "applying 16 host profiles (host apply --no-bond)", "starting FRR on 20 switches"});
+  CHECK(std::find(said.begin(), said.end(), "hosts announce themselves to their ToRs (host announce)") != said.end());
+  // Each host is configured by its own profile, as host apply does it on a
+  // real host, in its own namespace; without bonds by default.
+  REQUIRE(ops.applied.size() == 16);
+  for (const auto& a : ops.applied) {
+    CHECK(a.netns == "hpn-abcd-" + a.host);
+    CHECK(a.no_bond);
+  }
   // Every switch runs FRR; the ToRs' host ports are the agent's; each host
   // port with a bond announces it; the single pod has no core rule to load.
   CHECK(ops.routing_started.size() == 20);
@@ -54,10 +64,12 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
                                                             "etp4a", "etp4b", "etp9", "etp10", "etp11", "etp12",
                                                             "etp13", "etp14", "etp15", "etp16"});
   CHECK(ops.agents[0][0].pools == std::vector<std::string>{"10.0.0.0/12", "fd48:504e::/40"});
-  CHECK(ops.announced.size() == 64);
+  // Every member port of every bond announces both of the bond's addresses.
+  CHECK(ops.announced.size() == 128);
+  CHECK(ops.announced.front() == std::pair<std::string, std::string>{"hpn-abcd-host-p0-s00-h000", "nic1p1 10.0.0.16"});
   CHECK(ops.vtysh_applied.empty());
   // It waited for the sessions and host routes, then for the routes to settle.
-  CHECK(said.back().starts_with("BGP converging: 96 of 96 session ends up, 64 of 64 host routes"));
+  CHECK(said.back().starts_with("BGP converging: 96 of 96 session ends up, 128 of 128 host routes"));
   CHECK(state->agent_pid == 4242);
   CHECK(state->routers.size() == 20);
   const auto& [a, z] = ops.veths.front();
@@ -91,7 +103,7 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
     CHECK(host["name"] == "host-p0-s00-h000");
     CHECK(host["role"] == "host");
     CHECK(host["ports"][0]["port"] == "nic1p1");
-    CHECK(host["ports"][0]["mac"] == "02:10:00:00:00:11");
+    CHECK(host["ports"][0]["mac"] == "02:10:00:00:00:11");  // the fake's interfaces keep the lab's MACs
     CHECK(host["ports"][0]["state"] == "up");
     CHECK(host["ports"][0]["peer"]["device"] == "tor-p0-s00-r1a");
   }
@@ -110,6 +122,33 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
     REQUIRE(twice);
     CHECK_FALSE(twice->had_lab);
   }
+}
+
+TEST_CASE("dataplane/lab: a host port the wiring leaves without a cable still exists, its far end unplugged",
+          "[dataplane][lab]") {
+  test::TempDir dir;
+  FakeNetworkOps ops;
+  LabUpRequest r = request_for(dir);
+  // C0H00001 is host-p0-s00-h000:nic1p1 -- tor-p0-s00-r1a:etp1a.
+  REQUIRE(r.wiring.cables.front().cable_id == "C0H00001");
+  r.wiring.cables.erase(r.wiring.cables.begin());
+  auto state = lab_up(r, ops);
+  REQUIRE(state);
+  CHECK(ops.veths.size() == 112);  // 111 cables and the unplugged port
+  CHECK(ops.netns.count("hpn-abcd-unplugged") == 1);
+  const auto& [host, far] = ops.veths[111];
+  CHECK(host.netns == "hpn-abcd-host-p0-s00-h000");
+  CHECK(host.ifname == "nic1p1");
+  CHECK(far.netns == "hpn-abcd-unplugged");
+  // The host's profile is applied as on a real host with a port unplugged.
+  CHECK(std::count_if(ops.applied.begin(), ops.applied.end(),
+                      [](const auto& a) { return a.host == "host-p0-s00-h000"; }) == 1);
+  // Nothing is configured in the unplugged namespace: its ends stay down.
+  CHECK(std::none_of(ops.configured.begin(), ops.configured.end(),
+                     [](const auto& c) { return c.first == "hpn-abcd-unplugged"; }));
+  auto down = lab_down(r.state_path, ops);
+  REQUIRE(down);
+  CHECK(down->namespaces_removed == 37);
 }
 
 TEST_CASE("dataplane/lab: a failure midway removes what was made", "[dataplane][lab]") {

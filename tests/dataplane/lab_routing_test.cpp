@@ -5,11 +5,23 @@
 // forward by core-rules.csv.
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include <map>
 #include <set>
 #include <thread>
 
 #include "dataplane/frr.h"
+#include "dataplane/host_apply.h"
+#include "dataplane/host_state.h"
+#include "dataplane/namespace_config.h"
+#include "dataplane/netns.h"
 #include "dataplane/lab_verify.h"
 #include "planner/plan_fixture.h"
 #include "running_lab.h"
@@ -65,6 +77,57 @@ std::map<std::string, std::set<std::string>> model_routes(const Blueprint& bp, c
   return out;
 }
 
+// The host's IPv4 bond address of a back-end NIC.
+std::string bond_address4(const Blueprint& bp, const std::string& host, int nic) {
+  const int d = device_index(bp, host);
+  for (const auto& i : bp.interfaces) {
+    if (i.device == d && i.purpose == "host" && i.nic == nic) return i.ipv4;
+  }
+  FAIL("no bond " << nic << " on " << host);
+  return "";
+}
+
+// One UDP datagram over IPv4 from one lab host's bond address to
+// another's: the sockets are made inside the hosts' namespaces.
+bool udp4_reaches(RunningLab& lab, const std::string& src, const std::string& dst, int nic) {
+  const std::string from = bond_address4(lab_pod(), src, nic), to = bond_address4(lab_pod(), dst, nic);
+  auto socket_in = [&](const std::string& host, const std::string& address, int port) {
+    int fd = -1;
+    REQUIRE(run_in_netns(lab.netns(host), [&]() -> Status {
+      fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      sockaddr_in a{};
+      a.sin_family = AF_INET;
+      a.sin_port = htons(static_cast<uint16_t>(port));
+      inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+      if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return Error{std::strerror(errno)};
+      return {};
+    }));
+    return fd;
+  };
+  const int rx = socket_in(dst, to, 47000), tx = socket_in(src, from, 47001);
+  timeval wait{1, 0};
+  setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+  sockaddr_in peer{};
+  peer.sin_family = AF_INET;
+  peer.sin_port = htons(47000);
+  inet_pton(AF_INET, to.c_str(), &peer.sin_addr);
+  const std::string payload = "hpnctl " + src + " -> " + dst;
+  bool got = false;
+  for (int attempt = 0; attempt < 3 && !got; ++attempt) {
+    (void)::sendto(tx, payload.data(), payload.size(), 0, reinterpret_cast<sockaddr*>(&peer), sizeof peer);
+    char buf[128];
+    sockaddr_in source{};
+    socklen_t len = sizeof source;
+    const ssize_t n = ::recvfrom(rx, buf, sizeof buf, 0, reinterpret_cast<sockaddr*>(&source), &len);
+    char text[INET_ADDRSTRLEN] = "";
+    inet_ntop(AF_INET, &source.sin_addr, text, sizeof text);
+    got = n == static_cast<ssize_t>(payload.size()) && std::string(buf, static_cast<size_t>(n)) == payload && text == from;
+  }
+  ::close(rx);
+  ::close(tx);
+  return got;
+}
+
 }  // namespace
 
 TEST_CASE("dataplane/lab (root): BGP converges to the forwarding model, every session up to its wired peer",
@@ -115,6 +178,34 @@ TEST_CASE("dataplane/lab (root): BGP converges to the forwarding model, every se
   }
   CHECK(switches == 20);
   CHECK(sessions == 2 * (32 + 16));  // both ends of every ToR-aggregation and aggregation-core cable
+
+  // The hosts run their own profiles (lab up applied them as host apply
+  // does): applying each again would change nothing.
+  auto profiles = host_profiles(lab_pod(), *topology);
+  REQUIRE(profiles);
+  REQUIRE(profiles->size() == 16);
+  for (const auto& [node, profile] : *profiles) {
+    INFO(profile.host);
+    const host::ApplyOptions options{.no_bond = true};
+    host::HostState state;
+    REQUIRE(run_in_netns(topology->nodes[node].netns, [&]() -> Status {
+      auto read = host::read_host_state(host::sysctl_keys(profile, options));
+      if (!read) return read.error();
+      state = std::move(read.value());
+      return {};
+    }));
+    auto again = host::plan_changes(profile, state, options);
+    REQUIRE(again);
+    std::string left;
+    for (const auto& c : again->changes) left += c.text() + "\n";
+    CHECK(left == "");
+    CHECK(again->conflicts.empty());
+  }
+  // IPv4 too, which IOAM does not carry: the profiles' IPv4 routes via the
+  // ToRs' gateways, the ToRs' host routes from ARP, BGP across the planes.
+  CHECK(udp4_reaches(lab, "host-p0-s00-h000", "host-p0-s01-h005", 1));
+  CHECK(udp4_reaches(lab, "host-p0-s01-h002", "host-p0-s00-h001", 2));
+  CHECK(udp4_reaches(lab, "host-p0-s00-h000", "host-p0-s00-h001", 1));  // the same rail, through its ToR
 }
 
 TEST_CASE("dataplane/lab (root): a host cable that fails withdraws the host from that ToR, and traffic arrives "

@@ -3,8 +3,13 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "dataplane/faults.h"
+#include "dataplane/host_apply.h"
 #include "dataplane/lab_topology.h"
 #include "dataplane/namespace_config.h"
 #include "lab_fixture.h"
@@ -30,7 +35,7 @@ const NamespaceConfig& config_of(const std::vector<NamespaceConfig>& configs, co
 std::vector<NamespaceConfig> lab_configs(const Blueprint& bp, LabTopology& t) {
   auto switches = switch_configs(bp, t);
   REQUIRE(switches);
-  return namespace_configs(bp, t, compute_routes(bp, t), config_pointers(*switches));
+  return namespace_configs(bp, t, config_pointers(*switches));
 }
 
 // The faults in force on a node once the fabric has converged.
@@ -109,24 +114,86 @@ TEST_CASE("dataplane/topology: switches are IOAM routers, hosts carry their bond
   CHECK(std::count(tor.links_up.begin(), tor.links_up.end(), "etp5") == 1);
   CHECK(tor.nft_script.empty());
 
+  // A host gets its ports' link-local addresses and nothing else: the
+  // rest is its profile's.
   const auto& host = config_of(configs, *t, "host-p0-s00-h000");
   CHECK_FALSE(has_sysctl(host, "net/ipv6/conf/all/forwarding", "1"));
   CHECK(host.ioam_namespaces.empty());
-  const std::string bond1 = test::bond_address(bp, "host-p0-s00-h000", 1);
-  int carried = 0;
-  for (const auto& a : host.addresses) {
-    if (a.address == bond1) {
-      CHECK((a.ifname == "nic1p1" || a.ifname == "nic1p2"));
-      CHECK(a.no_prefix_route);
-      ++carried;
+  CHECK(host.links_up == std::vector<std::string>{"lo"});
+  for (const auto& a : host.addresses) CHECK(a.address.starts_with("fe80::"));
+  CHECK(host.addresses.size() == 4);
+  CHECK(host.routes.empty());
+  CHECK(host.rules.empty());
+  CHECK(host.neighbours.empty());
+}
+
+// A lab host's namespace as lab up leaves it before host apply: its ports,
+// down, with their lab MACs and link-local addresses.
+host::HostState fresh_lab_host(const LabTopology& t, int device) {
+  host::HostState s;
+  s.links.push_back({"lo", 1, "", "00:00:00:00:00:00", 65536, true});
+  for (const auto& link : t.links) {
+    for (const LabPort* end : {&link.a, &link.z}) {
+      if (end->device != device) continue;
+      s.links.push_back({end->ifname, static_cast<int>(s.links.size()) + 1, "veth", to_string(end->mac), 1500, false});
+      s.addresses.push_back({end->ifname, {6, end->link_local, 64}, true, false});
     }
   }
-  CHECK(carried == 2);  // the bond's address on both member ports
-  const auto& n = host.neighbours;
-  CHECK(std::any_of(n.begin(), n.end(), [](const NeighbourConfig& x) {
-    // The ToR port answers with the pair's gateway MAC (addressing.gateway_mac).
-    return x.ifname == "nic1p1" && x.address == "fe80::1:0:11" && to_string(x.mac) == "02:48:50:4e:00:01";
-  }));
+  return s;
+}
+
+TEST_CASE("dataplane/topology: a lab host is configured by its own profile, as host apply --no-bond does it",
+          "[dataplane][topology]") {
+  const Blueprint& bp = lab_pod();
+  auto t = build_topology(bp, planned_wiring(bp), "0000");
+  REQUIRE(t);
+  auto profiles = host_profiles(bp, *t);
+  REQUIRE(profiles);
+  CHECK(profiles->size() == 16);
+  const int device = test::device_index(bp, "host-p0-s00-h000");
+  const host::ApplyProfile& profile = profiles->at(t->node_of(device));
+  CHECK(profile.host == "host-p0-s00-h000");
+  auto plan = host::plan_changes(profile, fresh_lab_host(*t, device), {.no_bond = true});
+  REQUIRE(plan);
+  CHECK(plan->conflicts.empty());  // the lab leaves nothing in the profile's way
+  std::set<std::string> lines;
+  for (const auto& c : plan->changes) lines.insert(c.text());
+  const std::string bond1 = test::bond_address(bp, "host-p0-s00-h000", 1);
+  INFO(fmt::format("{}", fmt::join(lines, "\n")));
+  // The production design: the bond's address, MAC and source rule on both
+  // member ports, the back-end prefix via both ToRs' gateways (tables
+  // 1000 + NIC), the gateways' neighbours pinned to the shared gateway MAC.
+  REQUIRE(profile.bonds.size() == 2);
+  REQUIRE(profile.bonds[0].ipv6);
+  CHECK(profile.bonds[0].ipv6->address == bond1);
+  const Mac mac = bond_mac(bp.devices[device].node_id, 1);
+  for (const LabPort* end : {&t->links[0].a, &t->links[1].a}) {
+    const std::string& port = end->ifname;
+    CHECK(lines.count(fmt::format("+ addr {} dev {} noprefixroute", profile.bonds[0].ipv6->text(), port)) == 1);
+    CHECK(lines.count(fmt::format("~ mac {} {} -> {}", port, to_string(end->mac), to_string(mac))) == 1);
+    CHECK(lines.count(fmt::format("+ sysctl net.ipv6.conf.{}.ignore_routes_with_linkdown = 1", port)) == 1);
+    CHECK(lines.count(fmt::format("~ up {}", port)) == 1);
+  }
+  CHECK(lines.count(fmt::format("+ rule from {}/128 table 1001 priority 1001", bond1)) == 1);
+  bool routed = false;
+  for (const auto& c : plan->changes) {
+    if (c.kind != host::ChangeKind::set_route || c.prefix.family != 6 || c.table != 1001) continue;
+    routed = true;
+    REQUIRE(c.nexthops.size() == 2);
+    CHECK(c.nexthops[0].onlink);
+    std::set<std::string> ports{c.nexthops[0].ifname, c.nexthops[1].ifname};
+    CHECK(ports == std::set<std::string>{"nic1p1", "nic1p2"});
+    CHECK(c.nexthops[0].gateway != c.nexthops[1].gateway);  // each ToR's own gateway address
+  }
+  CHECK(routed);
+  size_t pinned = 0;
+  for (const auto& c : plan->changes) {
+    if (c.kind == host::ChangeKind::set_neighbour) {
+      CHECK(c.mac == "02:48:50:4e:00:01");  // addressing.gateway_mac: what the ToRs' host ports answer with
+      ++pinned;
+    }
+  }
+  CHECK(pinned == 8);  // IPv4 and IPv6 gateway of each of the 4 member ports
 }
 
 TEST_CASE("dataplane/topology: faults become link state and nftables on the sending end",
@@ -159,9 +226,8 @@ TEST_CASE("dataplane/topology: faults become link state and nftables on the send
         "  }\n"
         "}\n");
   CHECK(late_faults(*t, "tor-p0-s00-r1a").empty());  // it only receives the broken direction
-  const auto& up = host.links_up;
-  CHECK(std::count(up.begin(), up.end(), "nic1p1") == 1);
-  CHECK(std::count(up.begin(), up.end(), "nic2p1") == 0);  // down: both ends stay down
+  // A down cable: the switch end stays down (the host's end is its
+  // profile's, up and without carrier).
   const auto& tor_up = config_of(configs, *t, "tor-p0-s00-r2a").links_up;
   CHECK(std::count(tor_up.begin(), tor_up.end(), "etp1a") == 0);
 }

@@ -72,11 +72,17 @@ TEST_CASE("profile/bonds: every host of the default pod has 8 back-end bonds on 
       // ARP toward exactly the two switches the blueprint wires the NIC to.
       CHECK(bond.arp_monitor);
       CHECK(bond.arp_targets == gateways4);
-      REQUIRE(bond.routes.size() == 2);
-      CHECK(bond.routes[0].via == gateways4);
-      CHECK(bond.routes[1].via == gateways6);
+      // A back-end bond routes the back-end prefix and the switches'
+      // loopbacks (which switch probes address); the front end, defaults.
+      REQUIRE(bond.routes.size() == (bond.backend ? 4u : 2u));
+      const size_t v6 = bond.backend ? 2 : 1;
+      for (size_t i = 0; i < bond.routes.size(); ++i) CHECK(bond.routes[i].via == (i < v6 ? gateways4 : gateways6));
       CHECK(bond.routes[0].to == (bond.backend ? "10.0.0.0/12" : "0.0.0.0/0"));
-      CHECK(bond.routes[1].to == (bond.backend ? "fd48:504e::/40" : "::/0"));
+      CHECK(bond.routes[v6].to == (bond.backend ? "fd48:504e::/40" : "::/0"));
+      if (bond.backend) {
+        CHECK(bond.routes[1].to == "10.255.0.0/16");
+        CHECK(bond.routes[3].to == "fd48:5050::/64");
+      }
     }
   }
 }
