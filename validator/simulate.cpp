@@ -207,8 +207,16 @@ probe::Observation FabricModel::switch_probe(int host, int port, int target, con
     const Role role = bp.devices[device].role;
     if (role == Role::host || role == Role::core) return o;
     std::vector<int> choices;
-    if (auto it = links_to_[device].find(target); it != links_to_[device].end()) choices = it->second;
-    else if (role == Role::tor) choices = up_[device];
+    if (auto it = links_to_[device].find(target); it != links_to_[device].end()) {
+      choices = it->second;
+    } else if (role == Role::tor) {
+      // Routes to a core's loopback come from the aggregation switches cabled to it.
+      for (int up : up_[device]) {
+        const PortRef agg = peers_[device][up].port;
+        if (links_to_[agg.device].count(target)) choices.push_back(up);
+      }
+      if (choices.empty()) choices = up_[device];
+    }
     if (choices.empty()) return o;
     const uint64_t h = hash_tuple(bp.devices[device].node_id, o.src_address, loopback, sport, 17768);
     const PortRef next{device, choices[h % choices.size()]};

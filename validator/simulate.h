@@ -54,8 +54,9 @@ class FabricModel {
   // the loopback address `loopback` of switch `target`, answered there by an ICMPv6
   // port unreachable quoting the trace up to the target, whose hop has no
   // egress. A ToR sends it over its direct cable to `target` when it has
-  // one, else over an uplink its hash picks; an aggregation switch over
-  // its cable to `target`. The "expired" observation, received or lost.
+  // one, else over an uplink its hash picks among those whose aggregation
+  // switch is cabled to `target` (where its route comes from); an
+  // aggregation switch over its cable to `target`. The "expired" observation, received or lost.
   probe::Observation switch_probe(int host, int port, int target, const std::string& loopback, int src_udp_port,
                                   uint64_t probe_id);
 
