@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 #include "lab_fixture.h"
@@ -217,6 +218,13 @@ TEST_CASE("validator/lossy: the JSON report carries the loss, and the observatio
   CHECK(loss["interval"].size() == 2);
   CHECK(j["summary"]["loss"]["directions_tested"].get<int64_t>() == r.summary.loss_directions_tested);
   CHECK(r.summary.loss_directions_tested > 0);
+  // The report as its schema says.
+  test::TempDir dir;
+  test::write_file(dir.path() / "report.json", out.str());
+  const std::string cmd = "/usr/bin/python3 '" + test::source_path("tests/schema/validate_json.py").string() + "' '" +
+                          test::source_path("schemas/verify-report.schema.json").string() + "' '" +
+                          (dir.path() / "report.json").string() + "'";
+  CHECK(std::system(cmd.c_str()) == 0);
 
   probe::Observation o;
   o.run = "r";
