@@ -45,7 +45,17 @@ struct VerifyOptions {
   std::vector<std::string> lldp;  // DEVICE=FILE or DEVICE.json
   std::vector<std::string> bgp;   // likewise
   std::string lldp_match = "description";
+  double lossy_warn = 1;       // percent: a lossy direction's warning rate
+  double lossy_critical = 5;   // percent: and its critical rate
+  int lossy_budget = 2000;     // --lab: probes a round may add to decide lossy directions
 };
+
+hpn::probe::LossOptions loss_options(const VerifyOptions& o) {
+  hpn::probe::LossOptions loss;
+  loss.warn = o.lossy_warn / 100;
+  loss.critical = o.lossy_critical / 100;
+  return loss;
+}
 
 
 // When a silent direction is evidence (probe/silence.h): the loss assumed,
@@ -64,9 +74,14 @@ int run_verify(const VerifyOptions& o, const Verbosity& verbosity) {
   if (!o.lab) {
     for (const auto& [given, name] : {std::pair{o.wiring.has_value(), "--wiring"},
                                       std::pair{o.keep.has_value(), "--keep-observations"},
-                                      std::pair{o.loss > 0, "--loss"}}) {
+                                      std::pair{o.loss > 0, "--loss"},
+                                      std::pair{o.lossy_budget != VerifyOptions{}.lossy_budget, "--lossy-budget"}}) {
       if (given) return fail(kInputError, fmt::format("{} needs --lab (it is about the lab verify builds)", name));
     }
+  }
+  if (o.lossy_warn > o.lossy_critical) {
+    return fail(kInputError, fmt::format("--lossy-warn ({}) must not be above --lossy-critical ({})", o.lossy_warn,
+                                         o.lossy_critical));
   }
   auto store = hpn::BlueprintStore::open(o.blueprint);
   if (!store) return fail(kInputError, store.error().message);
@@ -98,7 +113,7 @@ int run_verify(const VerifyOptions& o, const Verbosity& verbosity) {
   if (o.lab) {
     int failure = kEnvironmentError;
     auto seen = hpn::cli::observe_lab(bp.value(), o.blueprint, o.wiring, o.scope, o.keep, o.loss, silence_rule(o),
-                                      verbosity, failure);
+                                      loss_options(o), o.lossy_budget, verbosity, failure);
     if (!seen) {
       return failure == kInputError ? fail_located(kInputError, seen.error().message)
                                     : fail(kEnvironmentError, seen.error().message);
@@ -124,6 +139,7 @@ int run_verify(const VerifyOptions& o, const Verbosity& verbosity) {
   hpn::validator::DiffOptions options;
   options.min_probes = o.min_probes;
   options.silence = silence_rule(o);
+  options.loss = loss_options(o);
   if (!o.scope.empty()) {
     auto scope = hpn::probe::parse_scope(o.scope);
     if (!scope) return fail(kInputError, "--scope: " + scope.error().message);
@@ -194,6 +210,16 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                          "Per-cable loss (percent) a silent direction must be beyond before it counts as "
                          "broken; see hpnctl(1)")
       ->check(CLI::Range(0.0, 50.0))->capture_default_str();
+  verify_cmd->add_option("--lossy-warn", verify->lossy_warn,
+                         "Loss (percent) of a cable's direction, above the run's background, that is a lossy "
+                         "warning; see hpnctl(1)")
+      ->check(CLI::Range(0.0, 100.0))->capture_default_str();
+  verify_cmd->add_option("--lossy-critical", verify->lossy_critical,
+                         "Loss (percent) of a cable's direction that makes a lossy finding critical")
+      ->check(CLI::Range(0.0, 100.0))->capture_default_str();
+  verify_cmd->add_option("--lossy-budget", verify->lossy_budget,
+                         "With --lab: probes each round may add to decide directions whose loss is undecided")
+      ->check(CLI::Range(0, 100000))->capture_default_str();
   verify_cmd->add_option("--loss", verify->loss, "With --lab: random loss (percent) on every cable of the lab")
       ->check(CLI::Range(0, hpn::lab::kMaxBackgroundLoss))->capture_default_str();
 

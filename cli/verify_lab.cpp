@@ -24,7 +24,8 @@ namespace fs = std::filesystem;
 Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
                                 const std::optional<std::string>& wiring_file, const std::string& scope,
                                 const std::optional<std::string>& keep, int loss_percent,
-                                const probe::SilenceRule& silence, const Verbosity& verbosity, int& failure_code) {
+                                const probe::SilenceRule& silence, const probe::LossOptions& loss, int loss_probes,
+                                const Verbosity& verbosity, int& failure_code) {
   // What the user gave is checked first (exit 2); past it, what fails is
   // the machine's or the lab's (exit 3).
   failure_code = kInputError;
@@ -82,6 +83,8 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   options.scope = scope;
   options.plan.silence = silence;
   options.plan.silence.attempts = lab_probe_attempts();
+  options.plan.loss = loss;
+  options.plan.loss_probes = loss_probes;
   std::vector<probe::ProbeTarget> sent;
   auto seen = lab::probe_lab(bp, state.value(), lab::status_json(**status).dump(), options, progress, &sent);
   shown.finish();

@@ -20,7 +20,9 @@ namespace hpn::cli {
 // `loss_percent`: random loss on every cable of the lab (lab up --loss).
 // `silence`: the rule the diff will judge by; the probe plan's extra rounds
 // go on until each silent host-cable direction is past it (its `attempts`
-// are this lab's, lab_probe_attempts()).
+// are this lab's, lab_probe_attempts()). `loss` and `loss_probes`: the
+// lossy rule the diff will judge by, and the probes each round may add to
+// decide the directions it leaves undecided (probe::next_round).
 struct LabEvidence {
   std::vector<probe::Observation> observations;
   std::vector<validator::BgpDump> bgp;  // one per switch, as its bgpd reported once converged
@@ -32,7 +34,8 @@ struct LabEvidence {
 Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
                                 const std::optional<std::string>& wiring, const std::string& scope,
                                 const std::optional<std::string>& keep, int loss_percent,
-                                const probe::SilenceRule& silence, const Verbosity& verbosity, int& failure_code);
+                                const probe::SilenceRule& silence, const probe::LossOptions& loss, int loss_probes,
+                                const Verbosity& verbosity, int& failure_code);
 
 // The attempts each probe of verify --lab makes (its senders' retries + 1).
 int lab_probe_attempts();

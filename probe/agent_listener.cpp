@@ -94,6 +94,7 @@ ListenerCounts run_listener(const ListenerOptions& o, DatagramNetwork& network, 
       seen.rx_port = responder.port_names().port_of(datagram->interface);
       if (auto hops = observed_hops(datagram->hop_by_hop, o.ioam_namespace)) seen.hops = std::move(hops.value());
       seen.sent_ns = p.sent_ns;
+      seen.attempt = p.attempt + 1;
       seen.received_ns = datagram->realtime_ns;
       o.record(seen);
     }

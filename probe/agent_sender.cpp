@@ -280,6 +280,7 @@ void Run::handle(const Datagram& d) {
   if (forward_hops) {
     Observation f = base(h.probe_id, "forward");
     f.sent_ns = s.sent_ns[h.attempt];
+    f.attempt = h.attempt + 1;
     f.received = true;
     f.rx_port = reply->port;
     f.hops = std::move(forward_hops.value());
@@ -295,6 +296,7 @@ void Run::handle(const Datagram& d) {
     r.run = f.run;
     r.probe = f.probe;
     r.entry = f.entry;
+    r.attempt = h.attempt + 1;
     r.direction = f.direction;
     r.src_device = f.dst_device;
     r.src_port = reply->port;  // the reply left by the port its probe came in on
@@ -348,6 +350,7 @@ void Run::handle_icmp(const Datagram& d) {
   }
   Observation e = base(probe->probe_id, "expired");
   e.sent_ns = s.sent_ns[probe->attempt];
+  e.attempt = probe->attempt + 1;
   e.received = true;
   e.reporter = d.icmp->reporter;
   e.icmp_type = d.icmp->type;
@@ -382,6 +385,7 @@ void Run::finish() {
     ++c.lost;
     const bool limited = o_.destinations[plan_[id].destination].hop_limit > 0;
     Observation lost = base(id, limited ? "expired" : "forward");
+    lost.attempt = static_cast<int>(s.sent_ns.size());  // every attempt made went unanswered
     if (limited) lost.hop_limit = o_.destinations[plan_[id].destination].hop_limit;
     result_.observations.push_back(std::move(lost));
   }

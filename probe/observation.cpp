@@ -43,6 +43,7 @@ std::string to_json_line(const Observation& o) {
                     {"icmp_type", o.received ? json(o.icmp_type) : json()}};
   }
   if (o.entry >= 0) j["entry"] = o.entry;
+  if (o.attempt > 1) j["attempt"] = o.attempt;  // absent: the first
   return j.dump();
 }
 
@@ -120,6 +121,7 @@ Result<std::vector<Observation>> read_observations(std::istream& in, const std::
     o.probe = static_cast<uint64_t>(r.integer(j, "probe", 0, INT64_MAX));
     o.direction = r.text(j, "direction");
     o.entry = r.integer(j, "entry", 0, INT64_MAX, false, -1);
+    o.attempt = static_cast<int>(r.integer(j, "attempt", 1, 256, false, 1));
     if (r.error.empty() && o.direction != "forward" && o.direction != "reverse" && o.direction != "expired") {
       r.error = "'direction' must be \"forward\", \"reverse\" or \"expired\"";
     }

@@ -47,6 +47,12 @@ struct Observation {
   int icmp_type = 0;          // 3 Time Exceeded, 1 Destination Unreachable
   // The probe plan's entry the probe serves (`probe send --plan`); -1 none.
   std::int64_t entry = -1;
+  // Which attempt of the probe (1 = the first, then one per retry) this
+  // record is of: a sender's answered probe, the attempt answered (those
+  // before it went unanswered); a sender's lost probe, the last attempt
+  // made (every one unanswered); a receiver's record, the attempt that
+  // arrived. Loss estimates count every attempt (probe/loss_tomography.h).
+  int attempt = 1;
 };
 
 std::string to_json_line(const Observation& o);

@@ -20,6 +20,7 @@
 #include "blueprint/fabric_index.h"
 #include "blueprint/model.h"
 #include "blueprint/result.h"
+#include "probe/loss_tomography.h"
 #include "probe/observation.h"
 #include "probe/silence.h"
 
@@ -61,6 +62,10 @@ struct PlanOptions {
   int max_probes_per_pair = 64;  // the bound adaptive rounds respect
   double miss_probability = 1e-3;  // as the diff's: enough to call a silent uplink missing
   SilenceRule silence;             // as the diff's: enough to call a silent host-cable direction broken
+  LossOptions loss;                // as the diff's: when a direction is lossy
+  // Probes a round may add, beyond the coverage's, to decide directions
+  // the loss estimate leaves undecided (--lossy-budget); 0: none.
+  int loss_probes = 0;
 };
 
 // The cables a probe and its reply cross whatever ECMP picks, and how far
@@ -100,6 +105,11 @@ std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<in
 // options.silence (loss may still explain it), and for the pairs between
 // pods whose plane has a core rule (in-port, destination pod) no trace has
 // exercised yet. Empty when coverage is complete or the bound is reached.
+// And, within options.loss_probes, repeats of source ports whose traced
+// path crossed a direction the loss estimate leaves undecided (more loss
+// than the background explains, an interval reaching the warning rate):
+// the same five-tuple takes the same path, so each repeat crosses it again;
+// each undecided direction gets an equal share, up to doubling its attempts.
 std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
                                     const std::vector<Observation>& seen, const PlanOptions& options = {});
 

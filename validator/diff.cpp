@@ -31,6 +31,7 @@ class Differ {
     asn_mismatches();
     silences();
     core_rules();
+    lossy();
     std::stable_sort(r_.findings.begin(), r_.findings.end(), [](const Finding& a, const Finding& b) {
       return rank(a.severity) < rank(b.severity);
     });
@@ -62,7 +63,7 @@ class Differ {
       if (severity != "info") faulted_[c] = true;
     }
     r_.findings.push_back({std::move(kind), std::move(severity), std::move(cables),
-                           std::move(expected), std::move(observed), std::move(message)});
+                           std::move(expected), std::move(observed), std::move(message), std::nullopt});
   }
 
   // An HPN invariant the observed link {x, y} breaks, if any: a host NIC port
@@ -421,6 +422,43 @@ class Differ {
                                       lldp_hint));
         }
       }
+    }
+  }
+
+  // Directions that lose more than the run's background explains, on
+  // cables in scope that no other finding names (their silence or their
+  // miswiring explains their losses) and that were seen both ways: a
+  // direction nothing came back by is missing, unidirectional or unobserved.
+  void lossy() {
+    const probe::LossEstimate estimate = probe::estimate_loss(w_.loss, bp_.cables.size(), o_.loss);
+    auto& s = r_.summary;
+    s.baseline_loss = estimate.baseline;
+    s.loss_directions_tested = estimate.tested;
+    auto judged = [&](int cable) {
+      const auto& e = w_.cables[cable].dir;
+      return in_scope(cable) && !involved_[cable] && e[0].received > 0 && e[1].received > 0;
+    };
+    for (const auto& d : estimate.undecided) s.loss_undecided += judged(d.cable) ? 1 : 0;
+    std::vector<probe::DirectionLoss> found;
+    for (const auto& d : estimate.culprits) {
+      if (d.rate >= o_.loss.warn && judged(d.cable)) found.push_back(d);
+    }
+    std::sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+      return std::tie(a.cable, a.direction) < std::tie(b.cable, b.direction);
+    });
+    auto percent = [](double x) { return fmt::format("{:.1f}%", 100 * x); };
+    for (const auto& d : found) {
+      const Cable& c = bp_.cables[d.cable];
+      const std::string from = f_.name(f_.end_of(d.cable, d.direction)), to = f_.name(f_.end_of(d.cable, 1 - d.direction));
+      const bool critical = d.rate >= o_.loss.critical;
+      add("lossy", critical ? "critical" : "warning", {d.cable}, ends(d.cable),
+          fmt::format("{} -> {} loses {}", from, to, percent(d.rate)),
+          fmt::format("cable {} loses {} of what it carries {} -> {} (95% interval {} to {}; {} of {} attempts "
+                      "across it lost, {:.1f} expected at the background {:.2f}% per cable): clean or replace the "
+                      "fibre or optic of that direction",
+                      c.id, percent(d.rate), from, to, percent(d.low), percent(d.high), d.lost, d.attempts,
+                      d.expected_lost, 100 * estimate.baseline));
+      r_.findings.back().loss = LossFinding{d.direction, d.attempts, d.lost, d.rate, d.low, d.high, estimate.baseline};
     }
   }
 

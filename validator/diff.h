@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "blueprint/fabric_index.h"
+#include "probe/loss_tomography.h"
 #include "probe/silence.h"
 #include "validator/witness.h"
 
@@ -27,16 +29,27 @@ struct DiffOptions {
   // --scope: the hosts whose cables, and whose ToRs' uplinks and pods'
   // core cables, the verdict is about; empty: the whole fabric.
   std::vector<int> scope_hosts;
+  // When a direction is lossy, and how sure (probe/loss_tomography.h).
+  probe::LossOptions loss;
+};
+
+// What a lossy finding rests on (probe/loss_tomography.h).
+struct LossFinding {
+  int direction = 0;                    // [0] a -> z, [1] z -> a
+  std::int64_t attempts = 0, lost = 0;  // attempts whose path crossed it, and of them lost
+  double rate = 0, low = 0, high = 0;   // its own loss, with its 95% interval
+  double baseline = 0;                  // the run's background loss per crossing
 };
 
 struct Finding {
   std::string kind;      // swapped, wrong-port, wrong-device, missing, unobserved,
-                         // unplanned, unidirectional, plane-violation, rail-violation
+                         // unplanned, unidirectional, plane-violation, rail-violation, lossy
   std::string severity;  // critical, warning, info
   std::vector<int> cables;  // blueprint cable indices this finding concerns
   std::string expected;  // the planned ends, "a-device:port -- z-device:port"
   std::string observed;  // what the traces showed
   std::string message;   // one sentence a technician can act on
+  std::optional<LossFinding> loss;  // lossy only
 };
 
 struct Report {
@@ -52,6 +65,10 @@ struct Report {
     // Per cable kind ("host-tor", "tor-agg", "agg-core"): a cable in scope
     // is verified (seen both ways), found at fault, or unobserved.
     std::map<std::string, Coverage> coverage;
+    // The loss estimate: background loss per crossing, the directions
+    // crossed (tested), and those left undecided (more probes would tell).
+    double baseline_loss = 0;
+    int64_t loss_directions_tested = 0, loss_undecided = 0;
   } summary;
   std::vector<std::string> unknown_devices;
   // A verdict needs evidence: no finding above "info", at least one cable

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "blueprint/csv.h"
@@ -60,6 +61,16 @@ json to_json(const Report& r, const Blueprint& bp) {
     item["observed"] = f.observed;
     item["evidence"] = evidence;
     item["message"] = f.message;
+    if (f.loss) {
+      // Rates rounded to 1e-6: the same digits on every machine.
+      auto r = [](double x) { return std::round(x * 1e6) / 1e6; };
+      item["loss"] = {{"direction", f.loss->direction == 0 ? "a_to_z" : "z_to_a"},
+                      {"rate", r(f.loss->rate)},
+                      {"interval", {r(f.loss->low), r(f.loss->high)}},
+                      {"attempts", f.loss->attempts},
+                      {"lost", f.loss->lost},
+                      {"baseline", r(f.loss->baseline)}};
+    }
     findings.push_back(item);
   }
   const auto& s = r.summary;
@@ -74,6 +85,9 @@ json to_json(const Report& r, const Blueprint& bp) {
                   {"cables_verified", s.cables_verified},
                   {"cables_out_of_scope", s.cables_out_of_scope},
                   {"coverage", coverage_json(s)},
+                  {"loss", {{"baseline", std::round(s.baseline_loss * 1e6) / 1e6},
+                            {"directions_tested", s.loss_directions_tested},
+                            {"undecided", s.loss_undecided}}},
                   {"findings", kinds}};
   j["unknown_devices"] = r.unknown_devices;
   return j;

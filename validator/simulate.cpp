@@ -1,5 +1,11 @@
 #include "validator/simulate.h"
 
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "probe/payload.h"
+
 namespace hpn::validator {
 
 std::vector<WiredCable> planned_wiring(const FabricIndex& f) {
@@ -20,6 +26,10 @@ FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) :
     if (!w.a.valid() || !w.z.valid() || w.fault == "down") continue;
     peers_[w.a.device][w.a.port] = {w.z, w.fault == "drop-a-z"};
     peers_[w.z.device][w.z.port] = {w.a, w.fault == "drop-z-a"};
+    if (w.fault.rfind("loss-", 0) == 0 && w.fault.size() > 9) {
+      const double rate = std::strtod(w.fault.c_str() + 9, nullptr) / 100;
+      (w.fault.compare(5, 3, "a-z") == 0 ? peers_[w.a.device][w.a.port] : peers_[w.z.device][w.z.port]).loss = rate;
+    }
   }
   host_port_.resize(bp.devices.size());
   links_to_.resize(bp.devices.size());
@@ -46,6 +56,13 @@ FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) :
   for (const auto& i : bp.interfaces) {
     if (i.purpose == "host") addresses_.emplace(key(i.device, i.nic), i.ipv6);
   }
+}
+
+bool FabricModel::lost_on(const Peer& p) {
+  // The top 53 bits as a double in [0, 1): the same on every standard library.
+  auto draw = [&] { return static_cast<double>(random_() >> 11) * 0x1.0p-53; };
+  if (loss_ > 0 && draw() < loss_) return true;
+  return p.loss > 0 && draw() < p.loss;
 }
 
 const FabricModel::Peer* FabricModel::peer(PortRef p) const {
@@ -121,9 +138,7 @@ probe::Observation FabricModel::send(PortRef from, const std::string& src_addres
   int hop_limit = 64;
   for (int hops = 0; hops < 16; ++hops) {
     const Peer* p = peer(out);
-    if (!p || p->drops) return o;
-    // The top 53 bits as a double in [0, 1): the same on every standard library.
-    if (loss_ > 0 && static_cast<double>(random_() >> 11) * 0x1.0p-53 < loss_) return o;
+    if (!p || p->drops || lost_on(*p)) return o;
     PortRef in = p->port;
     if (in.device == dst_host) {
       o.received = true;
@@ -178,8 +193,7 @@ probe::Observation FabricModel::switch_probe(int host, int port, int target, con
   int hop_limit = 64;
   for (int hops = 0; hops < 16; ++hops) {
     const Peer* p = peer(out);
-    if (!p || p->drops) return o;
-    if (loss_ > 0 && static_cast<double>(random_() >> 11) * 0x1.0p-53 < loss_) return o;
+    if (!p || p->drops || lost_on(*p)) return o;
     const PortRef in = p->port;
     const int device = in.device;
     if (device == target) {
@@ -193,8 +207,16 @@ probe::Observation FabricModel::switch_probe(int host, int port, int target, con
     const Role role = bp.devices[device].role;
     if (role == Role::host || role == Role::core) return o;
     std::vector<int> choices;
-    if (auto it = links_to_[device].find(target); it != links_to_[device].end()) choices = it->second;
-    else if (role == Role::tor) choices = up_[device];
+    if (auto it = links_to_[device].find(target); it != links_to_[device].end()) {
+      choices = it->second;
+    } else if (role == Role::tor) {
+      // Routes to a core's loopback come from the aggregation switches cabled to it.
+      for (int up : up_[device]) {
+        const PortRef agg = peers_[device][up].port;
+        if (links_to_[agg.device].count(target)) choices.push_back(up);
+      }
+      if (choices.empty()) choices = up_[device];
+    }
     if (choices.empty()) return o;
     const uint64_t h = hash_tuple(bp.devices[device].node_id, o.src_address, loopback, sport, 17768);
     const PortRef next{device, choices[h % choices.size()]};
@@ -203,6 +225,87 @@ probe::Observation FabricModel::switch_probe(int host, int port, int target, con
     out = next;
   }
   return o;
+}
+
+AgentProbe FabricModel::agent_probe(int host, int port, int dst, int nic, int sport, uint64_t id, int attempts) {
+  AgentProbe out;
+  const std::string listener_run = fmt::format("{:016x}", probe::run_id_of("sim"));  // as a listener writes it
+  std::vector<probe::Observation> last;
+  for (int a = 1; a <= attempts; ++a) {
+    last = probe(host, port, dst, nic, sport, id);
+    for (auto& o : last) o.attempt = a;
+    if (last[0].received) {
+      probe::Observation heard = last[0];  // the receiver's record: it knows no sender port
+      heard.run = listener_run;
+      heard.src_device.clear();
+      heard.src_port.clear();
+      out.receiver.push_back(std::move(heard));
+    }
+    if (last.size() == 2 && last[1].received) {
+      out.sender = std::move(last);
+      return out;
+    }
+  }
+  probe::Observation lost = std::move(last[0]);  // the sender's record of a probe never answered
+  lost.received = false;
+  lost.rx_port.clear();
+  lost.hops.clear();
+  lost.received_ns = 0;
+  out.sender.push_back(std::move(lost));
+  return out;
+}
+
+probe::Observation FabricModel::agent_switch_probe(int host, int port, int target, const std::string& loopback,
+                                                   int sport, uint64_t id, int attempts) {
+  probe::Observation o;
+  for (int a = 1; a <= attempts; ++a) {
+    o = switch_probe(host, port, target, loopback, sport, id);
+    o.attempt = a;
+    if (o.received) return o;
+  }
+  o.hops.clear();
+  return o;
+}
+
+SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, const probe::PlanOptions& options,
+                             int attempts, int max_rounds) {
+  const FabricIndex& f = model.fabric();
+  const Blueprint& bp = f.blueprint();
+  SimulatedRun run;
+  std::vector<probe::Observation> heard;
+  uint64_t id = 0;
+  std::vector<probe::ProbeTarget> switch_plan = probe::switch_probes(bp, hosts, options);
+  std::vector<probe::ProbeTarget> round = switch_plan;
+  for (int r = 1; r <= max_rounds && !round.empty(); ++r) {
+    for (const auto& t : round) {
+      const int port = f.port_by_name(t.src_host, t.src_port);
+      for (int sport : t.source_ports) {
+        run.observations.push_back(model.agent_switch_probe(t.src_host, port, t.dst_host, t.dst_address, sport, ++id,
+                                                            attempts));
+        ++run.probes;
+      }
+    }
+    round = probe::merge_round(switch_plan, probe::next_switch_round(bp, switch_plan, run.observations, options));
+  }
+  std::vector<probe::ProbeTarget> plan = probe::initial_plan(bp, hosts, options);
+  round = plan;
+  for (int r = 1; r <= max_rounds && !round.empty(); ++r) {
+    ++run.rounds;
+    for (const auto& t : round) {
+      const int port = f.port_by_name(t.src_host, t.src_port);
+      if (port < 0) continue;
+      for (int sport : t.source_ports) {
+        AgentProbe p = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id, attempts);
+        run.observations.insert(run.observations.end(), p.sender.begin(), p.sender.end());
+        heard.insert(heard.end(), p.receiver.begin(), p.receiver.end());
+        ++run.probes;
+      }
+    }
+    // The rounds see what the senders saw so far; the lab reads the receivers' records at the end.
+    round = probe::merge_round(plan, probe::next_round(bp, plan, run.observations, options));
+  }
+  run.observations.insert(run.observations.end(), heard.begin(), heard.end());
+  return run;
 }
 
 }  // namespace hpn::validator

@@ -16,13 +16,26 @@
 #include <vector>
 
 #include "probe/observation.h"
+#include "probe/probe_plan.h"
 #include "blueprint/fabric_index.h"
 
 namespace hpn::validator {
 
 struct WiredCable {
   PortRef a, z;
-  std::string fault;  // "", "down", "drop-a-z", "drop-z-a"
+  // "", "down", "drop-a-z", "drop-z-a", or "loss-a-z:N" / "loss-z-a:N" (N%
+  // of that direction's crossings lost at random, N a decimal), as the
+  // lab's wiring file names them (dataplane/wiring.h).
+  std::string fault;
+};
+
+// One probe as the probe agent makes it (`probe send --retries`) and as
+// both ends record it: the sender's records (the answered attempt's
+// forward and reverse, or the lost probe's forward), each naming its
+// attempt, and the receiver's record of every attempt that arrived, as its
+// listener writes them.
+struct AgentProbe {
+  std::vector<probe::Observation> sender, receiver;
 };
 
 // The blueprint's own wiring.
@@ -41,10 +54,20 @@ class FabricModel {
   // the loopback address `loopback` of switch `target`, answered there by an ICMPv6
   // port unreachable quoting the trace up to the target, whose hop has no
   // egress. A ToR sends it over its direct cable to `target` when it has
-  // one, else over an uplink its hash picks; an aggregation switch over
-  // its cable to `target`. The "expired" observation, received or lost.
+  // one, else over an uplink its hash picks among those whose aggregation
+  // switch is cabled to `target` (where its route comes from); an
+  // aggregation switch over its cable to `target`. The "expired" observation, received or lost.
   probe::Observation switch_probe(int host, int port, int target, const std::string& loopback, int src_udp_port,
                                   uint64_t probe_id);
+
+  // probe(), tried up to `attempts` times while unanswered, as the agent does.
+  AgentProbe agent_probe(int host, int port, int dst, int nic, int src_udp_port, uint64_t probe_id, int attempts);
+
+  // switch_probe(), likewise.
+  probe::Observation agent_switch_probe(int host, int port, int target, const std::string& loopback,
+                                        int src_udp_port, uint64_t probe_id, int attempts);
+
+  const FabricIndex& fabric() const { return f_; }
 
   // Random loss from now on: each crossing of a cable, either way, is lost
   // with probability `p`, drawn from a generator seeded with `seed` (the
@@ -55,7 +78,9 @@ class FabricModel {
   struct Peer {
     PortRef port;
     bool drops = false;  // this direction does not pass
+    double loss = 0;     // this direction's own random loss (a loss-*-* fault)
   };
+  bool lost_on(const Peer& p);  // this crossing of `p` lost at random
   const Peer* peer(PortRef p) const;
   PortRef route(int device, const std::string& src, const std::string& dst, int dst_host, int nic,
                 int sport, int dport) const;
@@ -77,5 +102,18 @@ class FabricModel {
   double loss_ = 0;
   std::mt19937_64 random_;
 };
+
+// What verify --lab gathers, with the model standing in for the lab: the
+// probe plan's switch probes and then its host rounds for `hosts`
+// (probe::switch_probes, initial_plan, next_switch_round, next_round, at
+// most `max_rounds` each), every probe tried up to `attempts` times as
+// the agents try it, the receivers' records added at the end.
+struct SimulatedRun {
+  std::vector<probe::Observation> observations;
+  std::int64_t probes = 0;  // probes sent (attempts not counted)
+  int rounds = 0;           // host rounds sent
+};
+SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, const probe::PlanOptions& plan,
+                             int attempts, int max_rounds = 8);
 
 }  // namespace hpn::validator

@@ -162,6 +162,7 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
     if (o.src_device.empty() && answered.count({o.run, o.probe, o.src_address, o.src_udp_port})) continue;
     c.add(o);
   }
+  w.loss = probe::collect_loss_evidence(fabric, obs);
   return w;
 }
 

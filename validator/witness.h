@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "probe/loss_tomography.h"
 #include "probe/observation.h"
 #include "probe/silence.h"
 #include "blueprint/fabric_index.h"
@@ -64,6 +65,9 @@ struct Witnesses {
   // how many, port indexes of the core's panel. What core-rules.csv says
   // of the same (core, in-port, pod) is the diff's to check.
   std::map<std::tuple<int, int, int, int>, int64_t> core_hops;
+  // Every attempt of every probe, by the directed cables it crossed: what
+  // the loss estimate (probe/loss_tomography.h) works from.
+  probe::LossEvidence loss;
 };
 
 Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs);

@@ -11,7 +11,7 @@ namespace {
 
 std::string kinds(const validator::Report& r) {
   std::string s;
-  for (const auto& f : r.findings) s += f.kind + " ";
+  for (const auto& f : r.findings) s += f.kind + (f.kind == "lossy" ? " (" + f.message + ")" : "") + " ";
   return s;
 }
 

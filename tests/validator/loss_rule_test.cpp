@@ -44,7 +44,6 @@ std::vector<probe::Observation> probe_model(const LabFixture& lab, const LossyPr
   }
   std::vector<probe::ProbeTarget> plan = probe::initial_plan(bp, hosts, how.plan);
   std::vector<probe::Observation> seen, heard;
-  const std::string run = fmt::format("{:016x}", probe::run_id_of("sim"));  // as a listener writes it
   uint64_t id = 0;
   std::vector<probe::ProbeTarget> round = plan;
   for (int r = 1; r <= 8 && !round.empty(); ++r) {
@@ -52,29 +51,10 @@ std::vector<probe::Observation> probe_model(const LabFixture& lab, const LossyPr
       const int port = lab.fabric->port_by_name(t.src_host, t.src_port);
       for (int sport : t.source_ports) {
         ++id;
-        bool answered = false;
-        probe::Observation last;
-        for (int a = 0; a < how.attempts && !answered; ++a) {
-          auto obs = model.probe(t.src_host, port, t.dst_host, t.dst_nic, sport, id);
-          last = obs[0];
-          if (obs.size() == 2 && obs[1].received) {
-            seen.insert(seen.end(), obs.begin(), obs.end());
-            answered = true;
-          } else if (obs[0].received) {
-            probe::Observation record = obs[0];  // the probe arrived, its reply did not
-            record.run = run;
-            record.src_device.clear();
-            record.src_port.clear();
-            heard.push_back(std::move(record));
-          }
-        }
-        if (!answered) {
-          last.received = false;  // the sender's record of a probe never answered
-          last.rx_port.clear();
-          last.hops.clear();
-          last.received_ns = 0;
-          seen.push_back(std::move(last));
-        }
+        // As the agents try it and both ends record it.
+        validator::AgentProbe p = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, id, how.attempts);
+        seen.insert(seen.end(), p.sender.begin(), p.sender.end());
+        heard.insert(heard.end(), p.receiver.begin(), p.receiver.end());
       }
     }
     if (!how.adaptive) break;

@@ -1,0 +1,95 @@
+// Diagnosis at pod scale: the default pod, a random mix of faults per
+// seed (validator/fault_mix.h: dark cables, one-way breaks, swaps, cables
+// on the wrong port or device, one-way loss of 2%, 5% or 30%), with and
+// without background loss (1 to 5%), probed as verify --lab probes (the
+// forwarding model standing in for the lab, every probe tried three times,
+// the probe plan's rounds and their loss budget), diffed by the real diff.
+// Prints per seed and in total the precision and recall of the findings,
+// the time of the diff (collect + diff) and the peak RSS during it.
+//
+//   diagnosis_bench [--seeds N] [--faults N] [--loss-budget N] [--verbose]
+//
+// Not a test: it asserts nothing and is run by hand; figures are in README.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+#include <random>
+
+#include "bench/peak_memory.h"
+#include "planner/plan.h"
+#include "planner/spec_loader.h"
+#include "validator/fault_mix.h"
+
+int main(int argc, char** argv) {
+  int seeds = 20, faults = 100, budget = 20000;
+  bool verbose = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--verbose") verbose = true;
+    if (i + 1 >= argc) continue;
+    if (a == "--seeds") seeds = std::atoi(argv[++i]);
+    else if (a == "--faults") faults = std::atoi(argv[++i]);
+    else if (a == "--loss-budget") budget = std::atoi(argv[++i]);
+  }
+  auto spec = hpn::default_spec();
+  auto plan = hpn::make_plan(std::move(spec.value()), "bench");
+  if (!plan) {
+    std::cerr << plan.error().message;
+    return 2;
+  }
+  const hpn::Blueprint& bp = plan->blueprint;
+  hpn::FabricIndex fabric(bp);
+  std::vector<int> hosts;
+  for (size_t i = 0; i < bp.devices.size(); ++i) {
+    if (bp.devices[i].role == hpn::Role::host) hosts.push_back(static_cast<int>(i));
+  }
+  int total_faults = 0, named = 0, findings = 0, correct = 0;
+  double worst = 0;
+  long peak = 0;
+  std::map<std::string, std::pair<int, int>> by_kind;
+  for (int seed = 1; seed <= seeds; ++seed) {
+    std::mt19937_64 random(static_cast<uint64_t>(seed));
+    auto wiring = hpn::validator::planned_wiring(fabric);
+    const auto injected = hpn::validator::inject_faults(fabric, wiring, faults, random);
+    // Every other seed under background loss of 1 to 5%.
+    const double background = seed % 2 == 0 ? 0.01 * static_cast<double>(1 + (seed / 2) % 5) : 0;
+    hpn::validator::FabricModel model(fabric, wiring);
+    model.set_loss(background, static_cast<uint64_t>(seed) * 7919);
+    hpn::probe::PlanOptions options;
+    options.silence.attempts = 3;
+    options.loss_probes = budget;
+    const auto run = hpn::validator::simulate_verify(model, hosts, options, 3);
+    hpn::validator::DiffOptions diff_options;
+    diff_options.silence.attempts = 3;
+    hpn::bench::reset_peak();
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto report = hpn::validator::diff(fabric, hpn::validator::collect_witnesses(fabric, run.observations), diff_options);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    peak = std::max(peak, hpn::bench::peak_mb());
+    worst = std::max(worst, seconds);
+    const auto score = hpn::validator::score_report(fabric, report, injected);
+    total_faults += score.faults;
+    named += score.named;
+    findings += score.findings;
+    correct += score.correct;
+    for (const auto& [kind, n] : score.by_kind) {
+      by_kind[kind].first += n.first;
+      by_kind[kind].second += n.second;
+    }
+    std::cout << fmt::format("seed {:2}: background {:.0f}%, {} faults, {} probes in {} rounds, {} observations: "
+                             "precision {:.3f}, recall {:.3f}, diff {:.3f} s\n",
+                             seed, background * 100, score.faults, run.probes, run.rounds, run.observations.size(),
+                             score.precision(), score.recall(), seconds);
+    if (verbose) {
+      for (const auto& m : score.misses) std::cout << "    " << m << '\n';
+    }
+  }
+  std::cout << fmt::format("{} seeds, {} faults: precision {:.4f} ({} of {} findings), recall {:.4f} ({} named); "
+                           "diff at most {:.3f} s, peak RSS {} MB\n",
+                           seeds, total_faults, findings ? static_cast<double>(correct) / findings : 1.0, correct,
+                           findings, total_faults ? static_cast<double>(named) / total_faults : 1.0, named, worst, peak);
+  for (const auto& [kind, n] : by_kind) std::cout << fmt::format("  {}: {} of {} named\n", kind, n.first, n.second);
+  return 0;
+}

@@ -1,0 +1,717 @@
+#include "probe/loss_tomography.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "probe/payload.h"
+#include "probe/probe_plan.h"
+
+namespace hpn::probe {
+
+namespace {
+
+// A probe as both ends name it: run (as a listener writes it), number, and
+// the sender's address and source port.
+using ProbeKey = std::tuple<std::string, std::uint64_t, std::string, int>;
+
+std::string listener_run(const std::string& run) { return fmt::format("{:016x}", run_id_of(run)); }
+
+// The directed cable from -> to, or -1 when the plan has no such cable.
+DirectedCable link_of(const FabricIndex& f, PortRef from, PortRef to) {
+  if (!from.valid() || !to.valid()) return -1;
+  const CableEnd e = f.cable_at(from);
+  if (e.cable < 0 || !(f.end_of(e.cable, 1 - e.end) == to)) return -1;
+  return e.cable * 2 + e.end;
+}
+
+// The planned cables a trace crossed, from `out` through `hops` to `end`
+// (invalid `end`: the trace ends at its last hop, a switch probe's).
+std::vector<DirectedCable> trace_of(const FabricIndex& f, PortRef out, const std::vector<ObservedHop>& hops, PortRef end) {
+  std::vector<DirectedCable> links;
+  auto push = [&](DirectedCable l) {
+    if (l >= 0) links.push_back(l);
+  };
+  for (const auto& hop : hops) {
+    const int device = hop.node_id < 0 ? -1 : f.device_by_node_id(hop.node_id);
+    const PortRef in{device, f.port_by_id(device, hop.ingress_if)};
+    push(link_of(f, out, in));
+    if (hop.egress_if < 0) return links;
+    out = {device, f.port_by_id(device, hop.egress_if)};
+  }
+  push(link_of(f, out, end));
+  return links;
+}
+
+class EvidenceBuilder {
+ public:
+  EvidenceBuilder(const FabricIndex& f, LossEvidence& e) : f_(f), bp_(f.blueprint()), e_(e) {
+    for (std::size_t i = 0; i < bp_.cables.size(); ++i) {
+      const Cable& c = bp_.cables[i];
+      if (c.kind == CableKind::tor_agg) tor_agg_[{c.a_device, c.z_device}] = static_cast<int>(i);
+      if (c.kind == CableKind::agg_core) agg_core_[{c.a_device, c.z_device}] = static_cast<int>(i);
+      if (c.kind == CableKind::tor_agg) uplinks_[c.a_device].push_back(static_cast<int>(i));
+    }
+  }
+
+  std::vector<DirectedCable> trace(PortRef out, const std::vector<ObservedHop>& hops, PortRef end) const {
+    return trace_of(f_, out, hops, end);
+  }
+
+  void run(const std::vector<Observation>& obs) {
+    for (std::size_t i = 0; i < obs.size(); ++i) {
+      const Observation& o = obs[i];
+      if (o.src_device.empty()) {
+        auto& h = heard_[{o.run, o.probe, o.src_address, o.src_udp_port}];
+        h.attempts.insert(o.attempt);
+        h.record = &o;
+        if (const int d = f_.device_by_name(o.dst_device); d >= 0) listening_.insert(d);
+      } else if (o.direction == "reverse" && o.received) {
+        replies_[{listener_run(o.run), o.probe, o.dst_address, o.dst_udp_port}] = &o;
+      }
+    }
+    for (const auto& o : obs) {
+      if (o.src_device.empty()) continue;
+      if (o.direction == "forward") forward(o);
+      if (o.direction == "expired") expired(o);
+    }
+  }
+
+ private:
+  struct Half {
+    std::vector<DirectedCable> known;
+    int group = -1;
+    int unseen = 0;
+  };
+
+  DirectedCable link(PortRef from, PortRef to) const { return link_of(f_, from, to); }
+  // The cable at `port`, in the direction away from it (or toward it).
+  DirectedCable away(PortRef port, bool toward = false) const {
+    if (!port.valid()) return -1;
+    const CableEnd e = f_.cable_at(port);
+    return e.cable < 0 ? -1 : e.cable * 2 + (toward ? 1 - e.end : e.end);
+  }
+
+  // The alternatives from ToR `from` to ToR `to` of one pod: up any of
+  // `from`'s uplinks, down the aggregation switch's cable to `to`.
+  int tor_group(int from, int to) {
+    auto [it, fresh] = tor_groups_.try_emplace({from, to}, -1);
+    if (!fresh) return it->second;
+    std::vector<std::vector<DirectedCable>> paths;
+    for (int up : uplinks_[from]) {
+      auto down = tor_agg_.find({to, bp_.cables[up].z_device});
+      if (down != tor_agg_.end()) paths.push_back({up * 2, down->second * 2 + 1});
+    }
+    if (!paths.empty()) {
+      it->second = static_cast<int>(e_.groups.size());
+      e_.groups.push_back(std::move(paths));
+    }
+    return it->second;
+  }
+  // Up from ToR `from` to core `core`: any uplink whose switch has a cable to it.
+  int core_group(int from, int core) {
+    auto [it, fresh] = tor_groups_.try_emplace({from, -1 - core}, -1);
+    if (!fresh) return it->second;
+    std::vector<std::vector<DirectedCable>> paths;
+    for (int up : uplinks_[from]) {
+      auto c = agg_core_.find({bp_.cables[up].z_device, core});
+      if (c != agg_core_.end()) paths.push_back({up * 2, c->second * 2});
+    }
+    if (!paths.empty()) {
+      it->second = static_cast<int>(e_.groups.size());
+      e_.groups.push_back(std::move(paths));
+    }
+    return it->second;
+  }
+
+  // What every path from `from` (a host port) to `to` (a host port) crosses.
+  Half unknown_half(PortRef from, PortRef to) {
+    Half h;
+    for (DirectedCable l : {away(from), away(to, true)}) {
+      if (l >= 0) h.known.push_back(l);
+    }
+    const PortRef a = f_.far_end(from), b = f_.far_end(to);
+    if (!a.valid() || !b.valid() || a.device == b.device) return h;
+    if (bp_.devices[a.device].pod == bp_.devices[b.device].pod) {
+      h.group = tor_group(a.device, b.device);
+      if (h.group < 0) h.unseen = 2;
+    } else {
+      h.unseen = 4;  // up, to the core, down, to the ToR: too many alternatives to name
+    }
+    return h;
+  }
+
+  void emit(const Half& x, const Half* y, int attempts, int lost) {
+    if (attempts <= 0) return;
+    Transmission t;
+    t.first = static_cast<std::uint32_t>(e_.crossings.size());
+    e_.crossings.insert(e_.crossings.end(), x.known.begin(), x.known.end());
+    if (y) e_.crossings.insert(e_.crossings.end(), y->known.begin(), y->known.end());
+    t.count = static_cast<std::uint32_t>(e_.crossings.size()) - t.first;
+    t.groups[0] = x.group;
+    t.groups[1] = y ? y->group : -1;
+    if (t.groups[0] < 0) std::swap(t.groups[0], t.groups[1]);
+    t.unseen = x.unseen + (y ? y->unseen : 0);
+    t.attempts = attempts;
+    t.lost = std::clamp(lost, 0, attempts);
+    if (t.count == 0 && t.groups[0] < 0) {
+      e_.crossings.resize(t.first);
+      return;
+    }
+    e_.transmissions.push_back(t);
+  }
+
+  void forward(const Observation& o) {
+    const int src = f_.device_by_name(o.src_device), dst = f_.device_by_name(o.dst_device);
+    if (src < 0 || dst < 0) return;
+    const PortRef sender{src, f_.port_by_name(src, o.src_port)};
+    if (!sender.valid()) return;
+    const RoundTrip trip = round_trip(f_, sender, dst, f_.nic_of_address(dst, o.dst_address));
+    PortRef arrival;
+    if (trip.arrival_cable >= 0) {
+      arrival = f_.end_of(trip.arrival_cable, 0).device == dst ? f_.end_of(trip.arrival_cable, 0)
+                                                              : f_.end_of(trip.arrival_cable, 1);
+    }
+    const ProbeKey key{listener_run(o.run), o.probe, o.src_address, o.src_udp_port};
+    auto heard = heard_.find(key);
+    Half there, back;
+    bool there_known = false, back_known = false;
+    if (o.received) {
+      there.known = trace(sender, o.hops, {dst, f_.port_by_name(dst, o.rx_port)});
+      there_known = true;
+    } else if (heard != heard_.end()) {
+      // The receiver's record of an arrival: the same trace, its sender's port from the plan.
+      const Observation& h = *heard->second.record;
+      there.known = trace(sender, h.hops, {dst, f_.port_by_name(dst, h.rx_port)});
+      there_known = true;
+    }
+    auto reply = replies_.find(key);
+    if (reply != replies_.end()) {
+      const Observation& r = *reply->second;
+      back.known = trace({dst, f_.port_by_name(dst, r.src_port)}, r.hops, {src, f_.port_by_name(src, r.rx_port)});
+      back_known = true;
+    }
+    if (!there_known) there = unknown_half(sender, arrival);
+    if (!back_known) back = unknown_half(arrival, sender);
+    const int k = std::max(1, o.attempt);
+    if (listening_.count(dst)) {
+      // The receiver's records say which attempts arrived: each half on its own.
+      int arrived = 0;
+      if (heard != heard_.end()) {
+        for (int a : heard->second.attempts) arrived += a <= k ? 1 : 0;
+      }
+      if (o.received && (heard == heard_.end() || !heard->second.attempts.count(k))) ++arrived;
+      arrived = std::min(arrived, k);
+      emit(there, nullptr, k, k - arrived);
+      emit(back, nullptr, arrived, arrived - (o.received ? 1 : 0));
+      return;
+    }
+    if (o.received) {
+      emit(there, nullptr, 1, 0);
+      emit(back, nullptr, 1, 0);
+      emit(there, &back, k - 1, k - 1);  // the earlier attempts, lost one way or the other
+    } else {
+      emit(there, &back, k, k);
+    }
+  }
+
+  // A switch probe: one way, up to the switch that answers.
+  void expired(const Observation& o) {
+    const int src = f_.device_by_name(o.src_device), target = f_.device_by_name(o.dst_device);
+    if (src < 0 || target < 0 || bp_.devices[target].role == Role::host) return;
+    const PortRef sender{src, f_.port_by_name(src, o.src_port)};
+    if (!sender.valid()) return;
+    const int k = std::max(1, o.attempt);
+    Half up;
+    if (o.received) {
+      up.known = trace(sender, o.hops, {});
+      emit(up, nullptr, k, k - 1);
+      return;
+    }
+    if (DirectedCable l = away(sender); l >= 0) up.known.push_back(l);
+    const PortRef tor = f_.far_end(sender);
+    if (!tor.valid()) return;
+    if (auto c = tor_agg_.find({tor.device, target}); c != tor_agg_.end()) {
+      up.known.push_back(c->second * 2);
+    } else if (bp_.devices[target].role == Role::core) {
+      up.group = core_group(tor.device, target);
+      if (up.group < 0) up.unseen = 2;
+    } else {
+      up.unseen = 1;
+    }
+    emit(up, nullptr, k, k);
+  }
+
+  struct Heard {
+    std::set<int> attempts;
+    const Observation* record = nullptr;
+  };
+
+  const FabricIndex& f_;
+  const Blueprint& bp_;
+  LossEvidence& e_;
+  std::map<std::pair<int, int>, int> tor_agg_, agg_core_;
+  std::map<int, std::vector<int>> uplinks_;
+  std::map<std::pair<int, int>, int> tor_groups_;
+  std::map<ProbeKey, Heard> heard_;
+  std::map<ProbeKey, const Observation*> replies_;
+  std::set<int> listening_;
+};
+
+}  // namespace
+
+std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observation& o) {
+  const int src = fabric.device_by_name(o.src_device), dst = fabric.device_by_name(o.dst_device);
+  if (!o.received || src < 0 || dst < 0) return {};
+  const PortRef end = o.direction == "expired" ? PortRef{} : PortRef{dst, fabric.port_by_name(dst, o.rx_port)};
+  return trace_of(fabric, {src, fabric.port_by_name(src, o.src_port)}, o.hops, end);
+}
+
+LossEvidence collect_loss_evidence(const FabricIndex& fabric, const std::vector<Observation>& observations) {
+  LossEvidence e;
+  EvidenceBuilder(fabric, e).run(observations);
+  return e;
+}
+
+Interval wilson_interval(std::int64_t lost, std::int64_t attempts) {
+  if (attempts <= 0) return {0, 1};
+  const double z = 1.959963984540054, n = static_cast<double>(attempts), p = static_cast<double>(lost) / n;
+  const double d = 1 + z * z / n;
+  const double centre = (p + z * z / (2 * n)) / d;
+  const double half = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
+  return {std::max(0.0, centre - half), std::min(1.0, centre + half)};
+}
+
+double log_poisson_tail(double lambda, std::int64_t k) {
+  if (k <= 0) return 0;
+  if (lambda <= 0) return -std::numeric_limits<double>::infinity();
+  if (static_cast<double>(k) <= lambda) return 0;
+  const double kd = static_cast<double>(k);
+  const double log_first = -lambda + kd * std::log(lambda) - std::lgamma(kd + 1);
+  // The terms after the first fall by lambda / i < 1.
+  double sum = 1, term = 1;
+  for (double i = kd + 1; i < kd + 100000; ++i) {
+    term *= lambda / i;
+    sum += term;
+    if (term < 1e-17 * sum) break;
+  }
+  return std::min(0.0, log_first + std::log(sum));
+}
+
+namespace {
+
+class Estimator {
+ public:
+  Estimator(const LossEvidence& e, std::size_t cables, const LossOptions& o)
+      : e_(e), o_(o), links_(cables * 2), rate_(links_, 0.0), culprit_(links_, false), n_(links_, 0), surv_(links_, 0),
+        b_(e.transmissions.size(), 0.0), big_b_(links_, 0.0), log_p_(links_, 0.0), mean_(e.groups.size(), 1.0) {
+    // Indexes: the transmissions crossing each direction for certain, those
+    // using each group, the groups each direction is an alternative in.
+    std::vector<std::uint32_t> count(links_ + 1, 0);
+    for (const auto& t : e.transmissions) {
+      for (std::uint32_t i = 0; i < t.count; ++i) ++count[e.crossings[t.first + i] + 1];
+    }
+    for (std::size_t l = 0; l < links_; ++l) count[l + 1] += count[l];
+    start_ = count;
+    by_link_.resize(count[links_]);
+    std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
+    group_tx_.resize(e.groups.size());
+    group_of_link_.resize(links_);
+    for (std::size_t g = 0; g < e.groups.size(); ++g) {
+      std::set<DirectedCable> in;
+      for (const auto& path : e.groups[g]) in.insert(path.begin(), path.end());
+      for (DirectedCable l : in) group_of_link_[l].push_back(static_cast<int>(g));
+    }
+    for (std::size_t ti = 0; ti < e.transmissions.size(); ++ti) {
+      const Transmission& t = e.transmissions[ti];
+      len_.push_back(static_cast<int>(t.count) + t.unseen + length(t.groups[0]) + length(t.groups[1]));
+      for (std::uint32_t i = 0; i < t.count; ++i) {
+        const DirectedCable l = e.crossings[t.first + i];
+        by_link_[fill[l]++] = static_cast<std::uint32_t>(ti);
+        n_[l] += t.attempts;
+        surv_[l] += t.attempts - t.lost;
+      }
+      for (int g : t.groups) {
+        if (g >= 0) group_tx_[g].push_back(static_cast<std::uint32_t>(ti));
+      }
+    }
+  }
+
+  LossEstimate run() {
+    LossEstimate out;
+    // Dead: crossed for certain or an alternative of some path, and no
+    // trace came back across it (the diff names it by its silence).
+    for (std::size_t l = 0; l < links_; ++l) {
+      if (n_[l] == 0 && group_of_link_[l].empty()) continue;
+      ++out.tested;
+      if (surv_[l] == 0) {
+        culprit_[l] = true;  // dead: nothing came back across it
+        rate_[l] = 1;
+        out.dead.push_back(static_cast<DirectedCable>(l));
+      }
+    }
+    threshold_ = std::log(o_.alpha / static_cast<double>(std::max<std::int64_t>(out.tested, 1)));
+    dead_ = culprit_;
+    skipped_.assign(links_, false);
+    exclude_explained();
+    double previous = -1;
+    for (int pass = 0; pass < 4; ++pass) {
+      // Refit the background without the culprits' paths, then search again.
+      baseline_ = fit_baseline();
+      if (previous >= 0 && std::abs(baseline_ - previous) <= 0.01 * previous + 1e-9) break;
+      previous = baseline_;
+      reset();
+      search();
+      refit();
+    }
+    out.baseline = baseline_;
+    for (std::size_t l = 0; l < links_; ++l) {
+      if (n_[l] == 0 || dead_[l]) continue;
+      if (culprit_[l]) {
+        out.culprits.push_back(describe(static_cast<DirectedCable>(l)));
+      } else {
+        // First on the certain attempts alone (cheap), then in full.
+        const double lost = static_cast<double>(n_[l] - surv_[l]), expected = static_cast<double>(n_[l]) - big_b_[l];
+        const double base = big_b_[l] / static_cast<double>(n_[l]);
+        if (lost <= expected || base <= 0) continue;
+        if (1 - (1 - wilson_interval(n_[l] - surv_[l], n_[l]).high) / base < o_.warn) continue;
+        DirectionLoss d = describe(static_cast<DirectedCable>(l));
+        if (static_cast<double>(d.lost) > d.expected_lost && d.high >= o_.warn) out.undecided.push_back(d);
+      }
+    }
+    return out;
+  }
+
+ private:
+  // Attempts that may have taken a dead alternative: how often ECMP chose
+  // it is not known (hashes are not uniform over a few flows), so their
+  // losses are held against no other direction; the dead one explains them.
+  void exclude_explained() {
+    excluded_.assign(e_.transmissions.size(), false);
+    for (std::size_t ti = 0; ti < e_.transmissions.size(); ++ti) {
+      const Transmission& t = e_.transmissions[ti];
+      bool dead_alternative = false;
+      for (int g : t.groups) {
+        if (g < 0) continue;
+        for (const auto& path : e_.groups[g]) {
+          for (DirectedCable l : path) dead_alternative = dead_alternative || dead_[l];
+        }
+      }
+      if (!dead_alternative) continue;
+      excluded_[ti] = true;
+      for (std::uint32_t i = 0; i < t.count; ++i) {
+        const DirectedCable l = e_.crossings[t.first + i];
+        n_[l] -= t.attempts;
+        surv_[l] -= t.attempts - t.lost;
+      }
+    }
+  }
+
+  int length(int g) const { return g < 0 || e_.groups[g].empty() ? 0 : static_cast<int>(e_.groups[g][0].size()); }
+
+  bool touches_culprit(const Transmission& t) const {
+    for (std::uint32_t i = 0; i < t.count; ++i) {
+      if (culprit_[e_.crossings[t.first + i]]) return true;
+    }
+    for (int g : t.groups) {
+      if (g < 0) continue;
+      for (const auto& path : e_.groups[g]) {
+        for (DirectedCable l : path) {
+          if (culprit_[l]) return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  // Maximum likelihood of one loss rate per crossing over the paths no
+  // culprit is on: by path length, survivors and losses.
+  double fit_baseline() const {
+    std::map<int, std::pair<double, double>> by_length;  // length -> (survived, lost)
+    double lost = 0;
+    for (std::size_t ti = 0; ti < e_.transmissions.size(); ++ti) {
+      const Transmission& t = e_.transmissions[ti];
+      if (touches_culprit(t)) continue;
+      auto& [s, f] = by_length[len_[ti]];
+      s += t.attempts - t.lost;
+      f += t.lost;
+      lost += t.lost;
+    }
+    if (lost == 0) return 0;
+    auto likelihood = [&](double p) {
+      double sum = 0;
+      for (const auto& [length, sf] : by_length) {
+        const double survive = std::pow(1 - p, length);
+        sum += sf.first * length * std::log1p(-p);
+        if (sf.second > 0) sum += sf.second * std::log(std::max(1e-300, 1 - survive));
+      }
+      return sum;
+    };
+    double lo = 1e-9, hi = 0.5;  // unimodal: golden-section search
+    const double g = 0.6180339887498949;
+    double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
+    double f1 = likelihood(x1), f2 = likelihood(x2);
+    for (int i = 0; i < 200 && hi - lo > 1e-12; ++i) {
+      if (f1 < f2) {
+        lo = x1;
+        x1 = x2;
+        f1 = f2;
+        x2 = lo + g * (hi - lo);
+        f2 = likelihood(x2);
+      } else {
+        hi = x2;
+        x2 = x1;
+        f2 = f1;
+        x1 = hi - g * (hi - lo);
+        f1 = likelihood(x1);
+      }
+    }
+    return (lo + hi) / 2;
+  }
+
+  double group_mean(int g) const {
+    double sum = 0;
+    for (const auto& path : e_.groups[g]) {
+      double s = 1;
+      for (DirectedCable l : path) s *= 1 - rate_[l];
+      sum += s;
+    }
+    return e_.groups[g].empty() ? 1 : sum / static_cast<double>(e_.groups[g].size());
+  }
+
+  // Expected survival of one attempt of t at the background and the
+  // culprits' rates, leaving out `skip`'s own.
+  double survival(std::size_t ti, DirectedCable skip = -1) const {
+    const Transmission& t = e_.transmissions[ti];
+    double s = std::pow(1 - baseline_, len_[ti]);
+    for (std::uint32_t i = 0; i < t.count; ++i) {
+      const DirectedCable l = e_.crossings[t.first + i];
+      if (l != skip) s *= 1 - rate_[l];
+    }
+    for (int g : t.groups) {
+      if (g >= 0) s *= mean_[g];
+    }
+    return s;
+  }
+
+  void score(std::size_t l) {
+    const double expected = static_cast<double>(n_[l]) - big_b_[l];
+    log_p_[l] = log_poisson_tail(expected, n_[l] - surv_[l]);
+  }
+
+  // Every non-dead culprit cleared; expectations from the background.
+  void reset() {
+    std::fill(skipped_.begin(), skipped_.end(), false);
+    for (std::size_t l = 0; l < links_; ++l) {
+      if (!dead_[l]) {
+        culprit_[l] = false;
+        rate_[l] = 0;
+      }
+    }
+    for (std::size_t g = 0; g < mean_.size(); ++g) mean_[g] = group_mean(static_cast<int>(g));
+    std::fill(big_b_.begin(), big_b_.end(), 0.0);
+    for (std::size_t ti = 0; ti < e_.transmissions.size(); ++ti) {
+      const Transmission& t = e_.transmissions[ti];
+      b_[ti] = survival(ti);
+      if (excluded_[ti]) continue;
+      for (std::uint32_t i = 0; i < t.count; ++i) big_b_[e_.crossings[t.first + i]] += t.attempts * b_[ti];
+    }
+    for (std::size_t l = 0; l < links_; ++l) {
+      if (n_[l] > 0) score(l);
+    }
+  }
+
+  // What l's rate rests on: the attempts across it (those of unknown path
+  // by the share of them that, given their outcome, went across it: one
+  // expectation step, at l's current rate), of them survivors, and the
+  // survivors expected without l's own loss.
+  struct Share {
+    double attempts = 0, survivors = 0, expected = 0;
+  };
+  Share share(DirectedCable l) const {
+    Share s;
+    s.attempts = static_cast<double>(n_[l]);
+    s.survivors = static_cast<double>(surv_[l]);
+    for (std::uint32_t i = start_[l]; i < start_[l + 1]; ++i) {
+      const std::uint32_t ti = by_link_[i];
+      if (!excluded_[ti]) s.expected += e_.transmissions[ti].attempts * survival(ti, l);
+    }
+    for (int g : group_of_link_[l]) {
+      if (mean_[g] <= 0) continue;
+      const auto& paths = e_.groups[g];
+      // Per path: its survival without l's loss, and whether l is on it.
+      std::vector<double> without(paths.size());
+      std::vector<bool> on(paths.size());
+      for (std::size_t k = 0; k < paths.size(); ++k) {
+        double p = 1;
+        for (DirectedCable m : paths[k]) {
+          if (m == l) on[k] = true;
+          else p *= 1 - rate_[m];
+        }
+        without[k] = p;
+      }
+      for (std::uint32_t ti : group_tx_[g]) {
+        const Transmission& t = e_.transmissions[ti];
+        if (excluded_[ti]) continue;
+        if (std::find(e_.crossings.begin() + t.first, e_.crossings.begin() + t.first + t.count, l) !=
+            e_.crossings.begin() + t.first + t.count) {
+          continue;  // counted as certain already
+        }
+        const double rest = survival(ti) / mean_[g];
+        double lost_on = 0, lost_all = 0, kept_on = 0, kept_all = 0, without_on = 0;
+        int paths_on = 0;
+        for (std::size_t k = 0; k < paths.size(); ++k) {
+          const double full = rest * without[k] * (on[k] ? 1 - rate_[l] : 1);
+          lost_all += 1 - full;
+          kept_all += full;
+          if (on[k]) {
+            lost_on += 1 - full;
+            kept_on += full;
+            without_on += rest * without[k];
+            ++paths_on;
+          }
+        }
+        if (paths_on == 0) continue;
+        const double lost_share = lost_all > 0 ? lost_on / lost_all : 0, kept_share = kept_all > 0 ? kept_on / kept_all : 0;
+        const double across = t.lost * lost_share + (t.attempts - t.lost) * kept_share;
+        s.attempts += across;
+        s.survivors += (t.attempts - t.lost) * kept_share;
+        s.expected += across * without_on / paths_on;
+      }
+    }
+    return s;
+  }
+
+  // The rate that explains l's losses given everything else.
+  double own_rate(DirectedCable l) {
+    const double keep = rate_[l];
+    double r = keep;
+    for (int step = 0; step < 4; ++step) {
+      rate_[l] = r;
+      const Share s = share(l);
+      r = s.expected > 0 ? std::clamp(1 - s.survivors / s.expected, 0.0, 1.0) : 0;
+    }
+    rate_[l] = keep;
+    return r;
+  }
+
+  // l's rate is now r: the expectations of every path through it follow.
+  void set_rate(DirectedCable l, double r) {
+    rate_[l] = r;
+    std::set<std::uint32_t> touched(by_link_.begin() + start_[l], by_link_.begin() + start_[l + 1]);
+    for (int g : group_of_link_[l]) {
+      mean_[g] = group_mean(g);
+      touched.insert(group_tx_[g].begin(), group_tx_[g].end());
+    }
+    std::set<DirectedCable> rescore;
+    for (std::uint32_t ti : touched) {
+      const Transmission& t = e_.transmissions[ti];
+      if (excluded_[ti]) continue;
+      const double now = survival(ti);
+      for (std::uint32_t i = 0; i < t.count; ++i) {
+        const DirectedCable m = e_.crossings[t.first + i];
+        big_b_[m] += t.attempts * (now - b_[ti]);
+        rescore.insert(m);
+      }
+      b_[ti] = now;
+    }
+    for (DirectedCable m : rescore) score(static_cast<std::size_t>(m));
+  }
+
+  // Greedy: the least likely direction under what is known becomes a
+  // culprit, until none is significant.
+  void search() {
+    for (;;) {
+      DirectedCable best = -1;
+      double best_excess = 0;
+      for (std::size_t l = 0; l < links_; ++l) {
+        if (culprit_[l] || skipped_[l] || n_[l] == 0 || log_p_[l] >= threshold_) continue;
+        const double excess = static_cast<double>(n_[l] - surv_[l]) - (static_cast<double>(n_[l]) - big_b_[l]);
+        if (best < 0 || log_p_[l] < log_p_[best] || (log_p_[l] == log_p_[best] && excess > best_excess)) {
+          best = static_cast<DirectedCable>(l);
+          best_excess = excess;
+        }
+      }
+      if (best < 0) return;
+      const double r = own_rate(best);
+      if (r <= 0) {
+        skipped_[best] = true;  // nothing of its own to explain after all
+        continue;
+      }
+      culprit_[best] = true;
+      set_rate(best, r);
+    }
+  }
+
+  // Each culprit's rate again with the others in place; one the others
+  // explain is no culprit.
+  void refit() {
+    for (int sweep = 0; sweep < 3; ++sweep) {
+      for (std::size_t l = 0; l < links_; ++l) {
+        if (!culprit_[l] || dead_[l]) continue;
+        const DirectedCable c = static_cast<DirectedCable>(l);
+        set_rate(c, 0);
+        if (log_p_[l] >= threshold_) {
+          culprit_[l] = false;
+          continue;
+        }
+        set_rate(c, own_rate(c));
+      }
+    }
+  }
+
+  DirectionLoss describe(DirectedCable l) {
+    DirectionLoss d;
+    d.cable = l / 2;
+    d.direction = l % 2;
+    // The rate with the share of attempts of unknown path; the test
+    // against the background, as in the search, on the certain ones alone.
+    const double r = own_rate(l);
+    const double keep = rate_[l];
+    rate_[l] = r;
+    const Share s = share(l);
+    rate_[l] = keep;
+    d.attempts = std::llround(s.attempts);
+    d.lost = std::llround(s.attempts - s.survivors);
+    d.expected_lost = s.attempts - s.expected;
+    double certain_expected = 0;
+    for (std::uint32_t i = start_[l]; i < start_[l + 1]; ++i) {
+      const std::uint32_t ti = by_link_[i];
+      if (!excluded_[ti]) certain_expected += e_.transmissions[ti].attempts * survival(ti, l);
+    }
+    d.log_p = log_poisson_tail(static_cast<double>(n_[l]) - certain_expected, n_[l] - surv_[l]);
+    d.rate = r;
+    const double base = s.attempts > 0 ? s.expected / s.attempts : 1;
+    const Interval path = wilson_interval(d.lost, d.attempts);
+    d.low = base > 0 ? std::clamp(1 - (1 - path.low) / base, 0.0, 1.0) : 0;
+    d.high = base > 0 ? std::clamp(1 - (1 - path.high) / base, 0.0, 1.0) : 1;
+    return d;
+  }
+
+  const LossEvidence& e_;
+  const LossOptions& o_;
+  const std::size_t links_;
+  std::vector<double> rate_;
+  std::vector<bool> culprit_, dead_, skipped_, excluded_;
+  std::vector<std::int64_t> n_, surv_;
+  std::vector<double> b_, big_b_, log_p_, mean_;
+  std::vector<int> len_;
+  std::vector<std::uint32_t> start_, by_link_;
+  std::vector<std::vector<std::uint32_t>> group_tx_;
+  std::vector<std::vector<int>> group_of_link_;
+  double baseline_ = 0, threshold_ = 0;
+};
+
+}  // namespace
+
+LossEstimate estimate_loss(const LossEvidence& evidence, std::size_t cables, const LossOptions& options) {
+  return Estimator(evidence, cables, options).run();
+}
+
+}  // namespace hpn::probe

@@ -1,0 +1,101 @@
+// Network tomography of loss: per cable and direction, the loss rate that
+// best explains which attempts of which probes came back.
+//
+// Every attempt of a probe is a transmission over the directed cables of
+// its path; it comes back only if no crossing drops it. A received
+// probe's path is its trace (the reply's trace for the way back); a lost
+// one took the path its source port takes (the same probe's answered
+// attempt, or the receiver's record of its arrival), and where that is
+// unknown the cables every path of the pair crosses (the host cables)
+// plus one of the ECMP alternatives, unknown which (the ToR's uplinks and
+// the aggregation switch's cable down). With receivers' records (which
+// attempts arrived) a round trip splits into its two halves, which is
+// what tells the two directions of a host cable apart: without them every
+// round trip crosses both, and their losses cannot be told apart.
+//
+// Localisation follows 007 (Arzani et al., NSDI 2018) and NetBouncer (Tan
+// et al., NSDI 2019): a uniform per-crossing background loss p0 is fitted
+// to the whole run by maximum likelihood; then, greedily, the direction
+// whose losses are least likely under the background and the culprits
+// found so far (a one-sided Poisson tail, Bonferroni-corrected over every
+// direction crossed) becomes a culprit with the rate that explains its
+// losses; its losses are then expected of every path through it, and the
+// next is sought. The background is refitted without the culprits' paths
+// and the search repeated; culprits' rates are refitted jointly and any
+// that the others explain is dropped. A direction no attempt came back by
+// at all is dead from the start (its silence is the diff's to call).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "blueprint/fabric_index.h"
+#include "probe/observation.h"
+
+namespace hpn::probe {
+
+// A cable's direction: cable * 2 + direction ([0] a -> z, [1] z -> a).
+using DirectedCable = std::int32_t;
+
+// Attempts over one path: `lost` of `attempts` did not come back.
+struct Transmission {
+  std::uint32_t first = 0, count = 0;   // crossings known: LossEvidence::crossings[first, first + count)
+  std::int32_t groups[2] = {-1, -1};    // ECMP alternatives crossed too: one path of each group, unknown which
+  std::int32_t unseen = 0;              // further crossings of cables no one can name (between pods)
+  std::int32_t attempts = 0, lost = 0;
+};
+
+struct LossEvidence {
+  std::vector<DirectedCable> crossings;
+  std::vector<Transmission> transmissions;
+  std::vector<std::vector<std::vector<DirectedCable>>> groups;  // group -> its alternative paths
+};
+
+// From a run's observations (senders' and receivers' records); records
+// naming devices or ports the blueprint lacks are left out.
+LossEvidence collect_loss_evidence(const FabricIndex& fabric, const std::vector<Observation>& observations);
+
+// The directed cables a sender's received record (forward, reverse or
+// expired) shows crossed, in path order.
+std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observation& received);
+
+struct LossOptions {
+  double warn = 0.01;      // a lossy direction at this rate or more is a warning (--lossy-warn)
+  double critical = 0.05;  // and at this rate or more critical (--lossy-critical)
+  // The chance, for the whole run, that a direction losing no more than
+  // the background is named a culprit: each direction is tested at
+  // alpha / (directions crossed), Bonferroni.
+  double alpha = 0.01;
+};
+
+struct DirectionLoss {
+  int cable = -1, direction = 0;
+  std::int64_t attempts = 0, lost = 0;  // attempts whose path crossed it, and of them lost
+  double expected_lost = 0;             // lost had it been only background and the other culprits
+  double rate = 0, low = 0, high = 0;   // its own loss, with a 95% Wilson score interval
+  double log_p = 0;                     // ln of the one-sided p-value against the background
+};
+
+struct LossEstimate {
+  double baseline = 0;                  // p0: background loss per crossing
+  std::int64_t tested = 0;              // directions crossed by some attempt (the Bonferroni count)
+  std::vector<DirectionLoss> culprits;  // significant above the background, by cable and direction
+  std::vector<DirectedCable> dead;      // crossed, and no attempt across came back
+  // Not culprits, but more loss than the background explains and an
+  // interval that reaches `warn`: more probes would decide them.
+  std::vector<DirectionLoss> undecided;
+};
+
+LossEstimate estimate_loss(const LossEvidence& evidence, std::size_t cables, const LossOptions& options = {});
+
+// The 95% Wilson score interval of `lost` of `attempts`.
+struct Interval {
+  double low = 0, high = 1;
+};
+Interval wilson_interval(std::int64_t lost, std::int64_t attempts);
+
+// ln P(X >= k) for X Poisson with mean `lambda`; 0 when k <= lambda (not in the tail).
+double log_poisson_tail(double lambda, std::int64_t k);
+
+}  // namespace hpn::probe

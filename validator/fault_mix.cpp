@@ -1,0 +1,134 @@
+#include "validator/fault_mix.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+namespace hpn::validator {
+
+namespace {
+
+// A port of `device` with no planned cable that no earlier fault took.
+PortRef spare_port(const FabricIndex& f, int device, std::set<PortRef>& taken) {
+  const auto& ports = f.blueprint().panels[f.blueprint().devices[device].panel].ports;
+  for (size_t i = 0; i < ports.size(); ++i) {
+    const PortRef p{device, static_cast<int>(i)};
+    if (f.cable_at(p).cable < 0 && !taken.count(p)) {
+      taken.insert(p);
+      return p;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<WiredCable>& wiring, int count,
+                                         std::mt19937_64& random) {
+  const Blueprint& bp = f.blueprint();
+  std::map<int, std::vector<int>> host_cables, uplinks;  // ToR -> its cables
+  std::map<std::pair<int, int>, std::vector<int>> aggs_by_plane;  // (pod, plane) -> aggregation switches
+  for (size_t i = 0; i < bp.cables.size(); ++i) {
+    const Cable& c = bp.cables[i];
+    if (c.kind == CableKind::host_tor) host_cables[c.z_device].push_back(static_cast<int>(i));
+    if (c.kind == CableKind::tor_agg) uplinks[c.a_device].push_back(static_cast<int>(i));
+  }
+  for (size_t d = 0; d < bp.devices.size(); ++d) {
+    if (bp.devices[d].role == Role::agg) aggs_by_plane[{bp.devices[d].pod, bp.devices[d].plane}].push_back(static_cast<int>(d));
+  }
+  std::vector<int> tors;
+  for (const auto& [tor, cables] : host_cables) tors.push_back(tor);
+  std::shuffle(tors.begin(), tors.end(), random);
+  std::set<PortRef> taken;
+  std::vector<InjectedFault> out;
+  auto pick = [&](const std::vector<int>& v) { return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(random)]; };
+  static const char* const kinds[] = {"down", "drop", "swap", "wrong-port", "wrong-device", "loss", "loss", "loss"};
+  static const int rates[] = {2, 5, 30};
+  for (int tor : tors) {
+    if (static_cast<int>(out.size()) >= count) break;
+    const std::string what = kinds[std::uniform_int_distribution<int>(0, 7)(random)];
+    const bool on_uplink = what == "wrong-port" || what == "wrong-device" ||
+                           (what != "swap" && std::uniform_int_distribution<int>(0, 1)(random) == 1);
+    const int cable = on_uplink ? pick(uplinks[tor]) : pick(host_cables[tor]);
+    const int direction = std::uniform_int_distribution<int>(0, 1)(random);
+    const char* way = direction == 0 ? "a-z" : "z-a";
+    InjectedFault fault;
+    fault.cables = {cable};
+    if (what == "down") {
+      wiring[cable].fault = "down";
+      fault = {"missing", "down", {cable}, -1};
+    } else if (what == "drop") {
+      wiring[cable].fault = fmt::format("drop-{}", way);
+      fault = {"unidirectional", wiring[cable].fault, {cable}, -1};
+    } else if (what == "loss") {
+      const int rate = rates[std::uniform_int_distribution<int>(0, 2)(random)];
+      wiring[cable].fault = fmt::format("loss-{}:{}", way, rate);
+      fault = {"lossy", wiring[cable].fault, {cable}, direction};
+    } else if (what == "swap") {
+      int other = cable;
+      while (other == cable) other = pick(host_cables[tor]);
+      std::swap(wiring[cable].z, wiring[other].z);
+      fault = {"swapped", "swap", {std::min(cable, other), std::max(cable, other)}, -1};
+    } else {
+      const int agg = bp.cables[cable].z_device;
+      int to = agg;
+      if (what == "wrong-device") {
+        const auto& peers = aggs_by_plane[{bp.devices[agg].pod, bp.devices[agg].plane}];
+        // Another aggregation switch of the plane that this ToR has no cable to.
+        std::vector<int> others;
+        for (int a : peers) {
+          if (std::none_of(uplinks[tor].begin(), uplinks[tor].end(), [&](int u) { return bp.cables[u].z_device == a; })) {
+            others.push_back(a);
+          }
+        }
+        if (others.empty()) continue;
+        to = pick(others);
+      }
+      const PortRef spare = spare_port(f, to, taken);
+      if (!spare.valid()) continue;  // no room for this kind here
+      wiring[cable].z = spare;
+      fault = {what, what, {cable}, -1};
+    }
+    out.push_back(std::move(fault));
+  }
+  return out;
+}
+
+DiagnosisScore score_report(const FabricIndex& f, const Report& report, const std::vector<InjectedFault>& faults) {
+  const Blueprint& bp = f.blueprint();
+  DiagnosisScore s;
+  auto key = [](const std::string& kind, std::vector<int> cables, int direction) {
+    std::sort(cables.begin(), cables.end());
+    return std::make_tuple(kind, cables, direction);
+  };
+  std::set<std::tuple<std::string, std::vector<int>, int>> found, injected;
+  for (const auto& finding : report.findings) {
+    if (finding.severity == "info") continue;
+    ++s.findings;
+    found.insert(key(finding.kind, finding.cables, finding.loss ? finding.loss->direction : -1));
+  }
+  for (const auto& fault : faults) injected.insert(key(fault.kind, fault.cables, fault.direction));
+  s.faults = static_cast<int>(faults.size());
+  for (const auto& fault : faults) {
+    auto& [named, total] = s.by_kind[fault.fault.substr(0, fault.fault.find(':'))];
+    ++total;
+    if (found.count(key(fault.kind, fault.cables, fault.direction))) {
+      ++s.named;
+      ++named;
+    } else {
+      s.misses.push_back(fmt::format("not named: {} on {}", fault.fault, bp.cables[fault.cables[0]].id));
+    }
+  }
+  for (const auto& finding : report.findings) {
+    if (finding.severity == "info") continue;
+    if (injected.count(key(finding.kind, finding.cables, finding.loss ? finding.loss->direction : -1))) {
+      ++s.correct;
+    } else {
+      s.misses.push_back("false finding: " + finding.kind + ": " + finding.message);
+    }
+  }
+  return s;
+}
+
+}  // namespace hpn::validator

@@ -1,0 +1,43 @@
+// Random mixes of the faults the forwarding model can put on a wiring
+// (validator/simulate.h), each with the finding the diff should give for
+// it, and the score of a report against them: for the diagnosis tests and
+// benchmark at pod scale.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "validator/diff.h"
+#include "validator/simulate.h"
+
+namespace hpn::validator {
+
+struct InjectedFault {
+  std::string kind;           // the finding it should give: missing, unidirectional, swapped, wrong-port, wrong-device, lossy
+  std::string fault;          // what was done, for messages: "down", "drop-a-z", "loss-z-a:5", "swap", ...
+  std::vector<int> cables;    // the cables the finding should name, ascending
+  int direction = -1;         // lossy: the lossy direction
+};
+
+// `count` faults on distinct ToRs (so that no two meet at a switch and each
+// has one right answer), on host and ToR-aggregation cables, drawn with
+// `random`, applied to `wiring`. Loss faults lose 2%, 5% or 30% of one
+// direction. A kind the fabric has no room for (a spare port) is skipped.
+std::vector<InjectedFault> inject_faults(const FabricIndex& fabric, std::vector<WiredCable>& wiring, int count,
+                                         std::mt19937_64& random);
+
+struct DiagnosisScore {
+  int faults = 0, named = 0;          // faults, and of them named exactly
+  int findings = 0, correct = 0;      // findings above info, and of them naming an injected fault exactly
+  std::map<std::string, std::pair<int, int>> by_kind;  // kind -> (named, injected)
+  std::vector<std::string> misses;    // faults not named exactly, and false findings, as sentences
+  double precision() const { return findings ? static_cast<double>(correct) / findings : 1; }
+  double recall() const { return faults ? static_cast<double>(named) / faults : 1; }
+};
+
+DiagnosisScore score_report(const FabricIndex& fabric, const Report& report, const std::vector<InjectedFault>& faults);
+
+}  // namespace hpn::validator
