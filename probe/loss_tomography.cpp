@@ -76,6 +76,15 @@ class EvidenceBuilder {
         replies_[{listener_run(o.run), o.probe, o.dst_address, o.dst_udp_port}] = &o;
       }
     }
+    // The path a flow was seen to take (its five-tuple hashes the same way
+    // every time): what a probe of it lost on every attempt crossed.
+    for (const auto& o : obs) {
+      if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+      const FlowKey flow{o.src_device, o.src_port, o.dst_address, o.src_udp_port};
+      learned_.try_emplace(flow, &o);
+      auto reply = replies_.find({listener_run(o.run), o.probe, o.src_address, o.src_udp_port});
+      if (reply != replies_.end()) learned_back_.try_emplace(flow, reply->second);
+    }
     for (const auto& o : obs) {
       if (o.src_device.empty()) continue;
       if (o.direction == "forward") forward(o);
@@ -88,6 +97,7 @@ class EvidenceBuilder {
     std::vector<DirectedCable> known;
     int group = -1;
     int unseen = 0;
+    bool traced = true;  // from a trace; false: from the plan's cables, which a miswire belies
   };
 
   DirectedCable link(PortRef from, PortRef to) const { return link_of(f_, from, to); }
@@ -133,6 +143,7 @@ class EvidenceBuilder {
   // What every path from `from` (a host port) to `to` (a host port) crosses.
   Half unknown_half(PortRef from, PortRef to) {
     Half h;
+    h.traced = false;
     for (DirectedCable l : {away(from), away(to, true)}) {
       if (l >= 0) h.known.push_back(l);
     }
@@ -147,8 +158,13 @@ class EvidenceBuilder {
     return h;
   }
 
+  // Only traced paths are evidence: a probe no trace speaks for may have
+  // been lost to a miswire, a dark cable or a one-way break, which are the
+  // diff's own findings, and charging its silence to the planned path
+  // names healthy host cables lossy (seen in the lab's fault mixes). With
+  // retries most attempts of a lossy direction's probes come back traced.
   void emit(const Half& x, const Half* y, int attempts, int lost) {
-    if (attempts <= 0) return;
+    if (attempts <= 0 || !x.traced || (y && !y->traced)) return;
     Transmission t;
     t.first = static_cast<std::uint32_t>(e_.crossings.size());
     e_.crossings.insert(e_.crossings.end(), x.known.begin(), x.known.end());
@@ -197,6 +213,17 @@ class EvidenceBuilder {
       back.known = trace({dst, f_.port_by_name(dst, r.src_port)}, r.hops, {src, f_.port_by_name(src, r.rx_port)});
       back_known = true;
     }
+    const FlowKey flow{o.src_device, o.src_port, o.dst_address, o.src_udp_port};
+    if (auto seen = learned_.find(flow); !there_known && seen != learned_.end()) {
+      const Observation& l = *seen->second;
+      there.known = trace(sender, l.hops, {dst, f_.port_by_name(dst, l.rx_port)});
+      there_known = true;
+    }
+    if (auto seen = learned_back_.find(flow); !back_known && seen != learned_back_.end()) {
+      const Observation& r = *seen->second;
+      back.known = trace({dst, f_.port_by_name(dst, r.src_port)}, r.hops, {src, f_.port_by_name(src, r.rx_port)});
+      back_known = true;
+    }
     if (!there_known) there = unknown_half(sender, arrival);
     if (!back_known) back = unknown_half(arrival, sender);
     const int k = std::max(1, o.attempt);
@@ -234,6 +261,7 @@ class EvidenceBuilder {
       emit(up, nullptr, k, k - 1);
       return;
     }
+    up.traced = false;  // the planned way up (see emit)
     if (DirectedCable l = away(sender); l >= 0) up.known.push_back(l);
     const PortRef tor = f_.far_end(sender);
     if (!tor.valid()) return;
@@ -261,6 +289,8 @@ class EvidenceBuilder {
   std::map<std::pair<int, int>, int> tor_groups_;
   std::map<ProbeKey, Heard> heard_;
   std::map<ProbeKey, const Observation*> replies_;
+  using FlowKey = std::tuple<std::string, std::string, std::string, int>;  // sender, its port, destination, source port
+  std::map<FlowKey, const Observation*> learned_, learned_back_;
   std::set<int> listening_;
 };
 

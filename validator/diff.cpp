@@ -117,6 +117,28 @@ class Differ {
     return false;
   }
 
+  // What an observed link {x, y} crosses that HPN keeps apart, without a
+  // finding: "rails" (a host NIC on a ToR of another rail), "planes" (a NIC
+  // port, ToR uplink or aggregation uplink in the other plane), or "".
+  std::string crossing(PortRef x, PortRef y) const {
+    if (dev(x).role == Role::tor && dev(y).role == Role::host) std::swap(x, y);
+    if (dev(x).role == Role::agg && dev(y).role == Role::tor) std::swap(x, y);
+    if (dev(x).role == Role::core && dev(y).role == Role::agg) std::swap(x, y);
+    const Device& a = dev(x);
+    const Device& b = dev(y);
+    if (a.role == Role::host && b.role == Role::tor) {
+      const PanelPort& port = f_.port(x);
+      if (port.nic > 0 && b.rail != port.nic) return "rails";
+      PortRef planned = f_.far_end(x);
+      if (port.nic > 0 && dual_plane_ && planned.valid() && dev(planned).plane != kNone && b.plane != dev(planned).plane) {
+        return "planes";
+      }
+      return "";
+    }
+    const bool uplink = (a.role == Role::agg && b.role == Role::core) || (a.role == Role::tor && b.role == Role::agg);
+    return uplink && dual_plane_ && a.plane != b.plane ? "planes" : "";
+  }
+
   void mismatches() {
     // Undirected observed links the plan does not have.
     std::set<std::pair<PortRef, PortRef>> links;
@@ -150,12 +172,37 @@ class Differ {
             PortRef a = f_.end_of(cable, 0);
             return f_.port(a.device == device ? a : f_.end_of(cable, 1)).name;
           };
-          int at = at_y ? px.device : x.device;
-          add("swapped", "critical", {first, second}, ends(first) + "; " + ends(second),
-              f_.name(x) + " -- " + f_.name(y) + "; " + f_.name(px) + " -- " + f_.name(py),
-              fmt::format("cables {} and {} are swapped at {}: {} and {} hold each other's cable; "
-                          "swap them back", id(first), id(second), bp_.devices[at].name,
-                          planned_port_at(first, at), planned_port_at(second, at)));
+          const std::string expected = ends(first) + "; " + ends(second);
+          const std::string observed = f_.name(x) + " -- " + f_.name(y) + "; " + f_.name(px) + " -- " + f_.name(py);
+          // Across rails or planes the exchange breaks HPN's layout: that is
+          // the finding, and the exchange back is its fix.
+          std::string across = crossing(x, y);
+          if (across.empty()) across = crossing(px, py);
+          else if (across == "planes" && crossing(px, py) == "rails") across = "rails";
+          // Cable ex runs from x and lands on y, where ey belongs; ey, from
+          // py, lands on px, where ex belongs.
+          const std::string moved_ex = fmt::format("{} from {} lands on {}, where {} belongs", id(ex.cable),
+                                                   f_.name(x), f_.name(y), id(ey.cable));
+          const std::string moved_ey = fmt::format("{} from {} lands on {}, where {} belongs", id(ey.cable),
+                                                   f_.name(py), f_.name(px), id(ex.cable));
+          const std::string moved =
+              ex.cable == first ? moved_ex + ", and " + moved_ey : moved_ey + ", and " + moved_ex;
+          if (!across.empty()) {
+            add(across == "rails" ? "rail-violation" : "plane-violation", "critical", {first, second}, expected,
+                observed,
+                fmt::format("cables {} and {} are exchanged across {}: {}; swap them back", id(first), id(second),
+                            across, moved));
+          } else if (at_y || dev(x).name == dev(py).name) {
+            // Both moved ends on one device: two of its ports hold each other's cable.
+            int at = at_y ? px.device : x.device;
+            add("swapped", "critical", {first, second}, expected, observed,
+                fmt::format("cables {} and {} are swapped at {}: {} and {} hold each other's cable; "
+                            "swap them back", id(first), id(second), bp_.devices[at].name,
+                            planned_port_at(first, at), planned_port_at(second, at)));
+          } else {
+            add("swapped", "critical", {first, second}, expected, observed,
+                fmt::format("cables {} and {} are exchanged: {}; swap them back", id(first), id(second), moved));
+          }
           continue;
         }
       }

@@ -2,6 +2,8 @@
 // each fault gives exactly its finding, naming the right cables, and nothing else.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include "lab_fixture.h"
 
 using namespace hpn;
@@ -278,4 +280,54 @@ TEST_CASE("validator/diff: an expired probe witnesses each cable up to the switc
   // Nothing is expected back: no probe counts as sent on any cable.
   for (const auto& c : w.cables) CHECK(c.dir[0].sent + c.dir[1].sent == 0);
   CHECK(w.unplanned.empty());
+}
+
+TEST_CASE("validator/diff: two host cables exchanged across rails are one rail-violation naming both") {
+  LabFixture lab;
+  int a = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a (rail 1)
+  int b = lab.cable_from("host-p0-s00-h001", "nic2p1");  // -> tor-p0-s00-r2a (rail 2)
+  const PortRef to_a = lab.wiring[a].z, to_b = lab.wiring[b].z;
+  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  const auto& f = r.findings[0];
+  CHECK(f.kind == "rail-violation");
+  CHECK(ids(lab, f) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+  const std::string ca = lab.bp().cables[a].id, cb = lab.bp().cables[b].id;
+  CHECK(f.message == fmt::format("cables {} and {} are exchanged across rails: {} from host-p0-s00-h000:nic1p1 lands on "
+                                 "{}, where {} belongs, and {} from host-p0-s00-h001:nic2p1 lands on {}, where {} "
+                                 "belongs; swap them back",
+                                 std::min(ca, cb), std::max(ca, cb), ca, lab.fabric->name(to_b), cb, cb, lab.fabric->name(to_a), ca));
+}
+
+TEST_CASE("validator/diff: two host cables exchanged across planes are one plane-violation naming both") {
+  LabFixture lab;
+  int a = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a (plane 1)
+  int b = lab.cable_from("host-p0-s00-h001", "nic1p2");  // -> tor-p0-s00-r1b (plane 2)
+  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  CHECK(r.findings[0].kind == "plane-violation");
+  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+  CHECK(r.findings[0].message.find(" are exchanged across planes: ") != std::string::npos);
+}
+
+TEST_CASE("validator/diff: two cables exchanged between two devices say where each landed, not 'swapped at' one") {
+  LabFixture lab;
+  int a = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a
+  int b = lab.cable_from("host-p0-s01-h000", "nic1p1");  // -> tor-p0-s01-r1a: same rail and plane, other segment
+  const PortRef to_a = lab.wiring[a].z, to_b = lab.wiring[b].z;
+  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  auto r = lab.verify();
+  INFO(kinds(r));
+  REQUIRE(r.findings.size() == 1);
+  const auto& f = r.findings[0];
+  CHECK(f.kind == "swapped");
+  const std::string ca = lab.bp().cables[a].id, cb = lab.bp().cables[b].id;
+  CHECK(f.message == fmt::format("cables {} and {} are exchanged: {} from host-p0-s00-h000:nic1p1 lands on {}, where {} "
+                                 "belongs, and {} from host-p0-s01-h000:nic1p1 lands on {}, where {} belongs; swap "
+                                 "them back",
+                                 std::min(ca, cb), std::max(ca, cb), ca, lab.fabric->name(to_b), cb, cb, lab.fabric->name(to_a), ca));
 }
