@@ -11,7 +11,9 @@
 // the aggregation switch's cable down). With receivers' records (which
 // attempts arrived) a round trip splits into its two halves, which is
 // what tells the two directions of a host cable apart: without them every
-// round trip crosses both, and their losses cannot be told apart.
+// round trip crosses both, and their losses cannot be told apart. Only
+// paths a trace shows count, and switch probes not at all (their answers
+// come back by a path no trace shows).
 //
 // Localisation follows 007 (Arzani et al., NSDI 2018) and NetBouncer (Tan
 // et al., NSDI 2019): a uniform per-crossing background loss p0 is fitted

@@ -154,7 +154,8 @@ TEST_CASE("validator/lossy: retries do not hide loss: every attempt is counted")
   REQUIRE(lossy(lab, r) == std::vector<std::string>{lab.bp().cables[uplink].id + " a-z"});
   REQUIRE(r.findings[0].kind == "lossy");
   CHECK(r.findings[0].loss->rate == Approx(0.30).margin(0.12));
-  CHECK(r.summary.lost * 10 < r.findings[0].loss->lost);
+  // (Attempts lost on the way there alone: the way back is not counted.)
+  CHECK(r.summary.lost * 5 < r.findings[0].loss->lost);
 }
 
 TEST_CASE("validator/lossy: a cable another finding names is not also lossy") {
