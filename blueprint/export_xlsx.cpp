@@ -48,11 +48,13 @@ std::string end_line(const Blueprint& bp, char side, int device, const std::stri
   return line;
 }
 
+// cabling.csv's names for the same columns (planner/plan_output.h), so a
+// reader keyed by header name reads both, and the printer's label.
 const std::vector<std::string>& columns() {
   static const std::vector<std::string> kColumns{
-      "Cable ID", "Kind",   "State",  "A device", "A port",       "A rack",     "A U",
-      "B device", "B port", "B rack", "B U",      "Media",        "Speed (Gb/s)", "Length (m)",
-      "Label A end", "Label B end", "Label printer"};
+      "cable_id", "kind",   "state",  "a_device", "a_port",     "a_rack",     "a_ru",
+      "z_device", "z_port", "z_rack", "z_ru",     "media",      "speed_gbps", "length_m",
+      "stock_length_m", "label_a", "label_z", "label_printer"};
   return kColumns;
 }
 
@@ -102,7 +104,7 @@ struct SheetWriter {
 
 std::string printer_label(const Blueprint& bp, const Cable& c) {
   return fmt::format("{}\n{}\n{}", c.id, end_line(bp, 'A', c.a_device, c.a_port),
-                     end_line(bp, 'B', c.z_device, c.z_port));
+                     end_line(bp, 'Z', c.z_device, c.z_port));
 }
 
 Status write_cabling_workbook(const Blueprint& bp, const std::vector<CablingSheet>& sheets, const std::string& path) {
@@ -166,9 +168,10 @@ Status write_cabling_workbook(const Blueprint& bp, const std::vector<CablingShee
       w.text(row, 11, c.media);
       w.number(row, 12, c.speed_gbps);
       w.number(row, 13, c.length_m);
-      w.text(row, 14, cable_label(bp, c, true));
-      w.text(row, 15, cable_label(bp, c, false));
-      w.text(row, 16, printer_label(bp, c), wrap);
+      w.number(row, 14, c.stock_length_m);
+      w.text(row, 15, cable_label(bp, c, true));
+      w.text(row, 16, cable_label(bp, c, false));
+      w.text(row, 17, printer_label(bp, c), wrap);
       ++row;
     }
     for (size_t col = 0; col < columns().size(); ++col) {
@@ -176,6 +179,11 @@ Status write_cabling_workbook(const Blueprint& bp, const std::vector<CablingShee
       worksheet_set_column(ws, n, n, w.widths[col], nullptr);
     }
     worksheet_freeze_panes(ws, 1, 0);
+    // Printed for the crew: landscape, every page as wide as the sheet (as
+    // many pages down as it takes), the header row on top of each page.
+    worksheet_set_landscape(ws);
+    worksheet_fit_to_pages(ws, 1, 0);
+    if (lxw_error e = worksheet_repeat_rows(ws, 0, 0); e != LXW_NO_ERROR && w.error == LXW_NO_ERROR) w.error = e;
     worksheet_autofilter(ws, 0, 0, row - 1, static_cast<lxw_col_t>(columns().size() - 1));
     if (w.error != LXW_NO_ERROR) {
       error = w.error;

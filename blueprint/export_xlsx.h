@@ -2,8 +2,10 @@
 // crew works from. One sheet per segment (its host cables: back end and
 // front end) and one "uplinks" sheet (ToR-aggregation, aggregation-core);
 // each row a cable with both ends' device, port, rack and unit, the medium,
-// length and the labels, and a column ready for a flag-label printer. The
-// header row is frozen and filtered; the file is byte-identical run to run
+// estimated length and the stocked cord, the labels, and a column ready for
+// a flag-label printer, under cabling.csv's column names. The header row is
+// frozen and filtered; printed, a sheet is landscape, one page wide, with the
+// header row repeated on every page. The file is byte-identical run to run
 // (the workbook's creation time is fixed).
 #pragma once
 
@@ -24,7 +26,8 @@ struct CablingSheet {
 // then the uplinks. Every cable is on exactly one sheet; empty sheets are left out.
 std::vector<CablingSheet> cabling_sheets(const Blueprint& bp, const std::vector<int>& cables);
 
-// The printer column: "ID", then one line per end, "A device:port rack U".
+// The printer column: "ID", then one line per end, "A device:port rack U"
+// and "Z device:port rack U".
 std::string printer_label(const Blueprint& bp, const Cable& cable);
 
 // Writes the workbook to `path` (a temporary file beside it, renamed into place).

@@ -79,7 +79,13 @@ struct Cable {
   std::string z_port;
   int speed_gbps = 0;
   State state = State::active;
+  // The run between the two ends as the floor plan estimates it (racks apart,
+  // trays, rack units, slack), in whole metres.
   int length_m = 0;
+  // The stocked cord to take from the shelf for it: the smallest of
+  // media.length_bins_m that covers length_m (length_m itself beyond the
+  // last), the bin the bill of materials counts the cable in.
+  int stock_length_m = 0;
   std::string media;
 };
 

@@ -81,7 +81,8 @@ void render_cables(const std::string& device, const std::vector<CableRow>& rows,
                       {"far_device", v.far_device}, {"far_port", v.far_port},
                       {"far_rack", v.far_rack}, {"far_ru", ru(v.far_ru)},
                       {"speed_gbps", v.c->speed_gbps}, {"state", v.c->state},
-                      {"length_m", v.c->length_m}, {"media", v.c->media}, {"label", v.label},
+                      {"length_m", v.c->length_m}, {"stock_length_m", v.c->stock_length_m},
+                      {"media", v.c->media}, {"label", v.label},
                       {"a_device", v.c->a_device}, {"a_port", v.c->a_port},
                       {"a_rack", v.c->a_rack}, {"a_ru", ru(v.c->a_ru)},
                       {"z_device", v.c->z_device}, {"z_port", v.c->z_port},
@@ -92,13 +93,15 @@ void render_cables(const std::string& device, const std::vector<CableRow>& rows,
     return;
   }
   // The far end is where the technician walks to: its rack and unit.
-  std::vector<std::string> header{"cable_id", "kind",       "port",     "far_device", "far_port", "far_rack",
-                                  "far_ru",   "speed_gbps", "length_m", "media",      "state"};
+  // The estimated run, and beside it the stocked cord to take from the shelf.
+  std::vector<std::string> header{"cable_id", "kind",       "port",     "far_device",     "far_port", "far_rack",
+                                  "far_ru",   "speed_gbps", "length_m", "stock_length_m", "media",    "state"};
   auto cells = [&](const View& v) {
     return std::vector<std::string>{v.c->cable_id,   v.c->kind,     v.near_port,
                                     v.far_device,    v.far_port,    v.far_rack,
                                     unit(v.far_ru),  std::to_string(v.c->speed_gbps),
-                                    std::to_string(v.c->length_m), v.c->media, v.c->state};
+                                    std::to_string(v.c->length_m), std::to_string(v.c->stock_length_m),
+                                    v.c->media,      v.c->state};
   };
   if (format == OutputFormat::csv) {
     // The label too: a pull list printed from the CSV carries what goes on the cable.
@@ -115,6 +118,52 @@ void render_cables(const std::string& device, const std::vector<CableRow>& rows,
   }
   TextTable table(header);
   for (const auto& v : views) table.add(cells(v));
+  table.render(out);
+}
+
+void render_pull_list(const std::vector<PullEntry>& entries, OutputFormat format, std::ostream& out) {
+  auto unit = [](int ru) { return ru == kNone ? std::string() : std::to_string(ru); };
+  if (format == OutputFormat::json) {
+    auto list = nlohmann::ordered_json::array();
+    for (const auto& e : entries) {
+      const PulledEnd near = e.near(), far = e.far();
+      const CableRow& c = e.cable;
+      list.push_back({{"rack", near.rack}, {"device", near.device}, {"ru", opt_json(near.ru)},
+                      {"port", near.port}, {"far_rack", far.rack}, {"far_ru", opt_json(far.ru)},
+                      {"far_device", far.device}, {"far_port", far.port}, {"cable_id", c.cable_id},
+                      {"label", near.label}, {"media", c.media}, {"speed_gbps", c.speed_gbps},
+                      {"stock_length_m", c.stock_length_m}, {"length_m", c.length_m}, {"kind", c.kind},
+                      {"state", c.state}, {"end", e.near_is_a ? "a" : "z"}});
+    }
+    out << list.dump(2) << '\n';
+    return;
+  }
+  const std::vector<std::string> header{"rack",     "device", "ru",         "port",           "far_rack",
+                                        "far_ru",   "far_device", "far_port", "cable_id",     "label",
+                                        "media",    "speed_gbps", "stock_length_m", "length_m", "kind",
+                                        "state"};
+  auto cells = [&](const PullEntry& e) {
+    const PulledEnd near = e.near(), far = e.far();
+    const CableRow& c = e.cable;
+    return std::vector<std::string>{near.rack,   near.device,   unit(near.ru),
+                                    near.port,   far.rack,      unit(far.ru),
+                                    far.device,  far.port,      c.cable_id,
+                                    near.label,  c.media,       std::to_string(c.speed_gbps),
+                                    std::to_string(c.stock_length_m), std::to_string(c.length_m),
+                                    c.kind,      c.state};
+  };
+  if (format == OutputFormat::csv) {
+    CsvWriter w(out);
+    for (const auto& h : header) w.field(h);
+    w.end_row();
+    for (const auto& e : entries) {
+      for (const auto& c : cells(e)) w.field(c);
+      w.end_row();
+    }
+    return;
+  }
+  TextTable table(header);
+  for (const auto& e : entries) table.add(cells(e));
   table.render(out);
 }
 

@@ -82,7 +82,7 @@ Status write_rows(const Blueprint& bp, const sql::Db& db) {
   }
   {
     constexpr int kBatch = 64;
-    sql::BatchInsert cables(db, "cables", 16, kBatch);
+    sql::BatchInsert cables(db, "cables", 17, kBatch);
     // Labels are made here; bound without copying, they must outlive the batch.
     std::vector<std::string> labels(2 * kBatch);
     size_t row = 0;
@@ -94,7 +94,7 @@ Status write_rows(const Blueprint& bp, const sql::Db& db) {
       label_z = cable_label(bp, c, false);
       cables.text(c.id).text(to_string(c.kind)).text(name_of(c.a_device)).text(c.a_port);
       cables.text(name_of(c.z_device)).text(c.z_port).integer(c.speed_gbps).text(to_string(c.state));
-      cables.integer(c.length_m).text(c.media);
+      cables.integer(c.length_m).integer(c.stock_length_m).text(c.media);
       cables.text(rack_of(c.a_device)).integer(bp.devices[c.a_device].ru);
       cables.text(rack_of(c.z_device)).integer(bp.devices[c.z_device].ru);
       cables.text(label_a).text(label_z);
@@ -347,7 +347,8 @@ Result<std::vector<DeviceRow>> BlueprintStore::devices(const DeviceFilter& f) co
   std::string sql = kDeviceColumns;
   sql += " WHERE (?1 IS NULL OR role = ?1) AND (?2 IS NULL OR state = ?2)"
          " AND (?3 IS NULL OR pod = ?3) AND (?4 IS NULL OR segment = ?4)"
-         " AND (?5 IS NULL OR plane = ?5) AND (?6 IS NULL OR rail = ?6) ORDER BY rowid";
+         " AND (?5 IS NULL OR plane = ?5) AND (?6 IS NULL OR rail = ?6) AND (?7 IS NULL OR rack = ?7)"
+         " ORDER BY rowid";
   sql::Stmt s(db_, sql);
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   if (f.role) s.bind(1, *f.role);
@@ -356,6 +357,7 @@ Result<std::vector<DeviceRow>> BlueprintStore::devices(const DeviceFilter& f) co
   if (f.segment) s.bind(4, *f.segment);
   if (f.plane) s.bind(5, *f.plane);
   if (f.rail) s.bind(6, *f.rail);
+  if (f.rack) s.bind(7, *f.rack);
   std::vector<DeviceRow> rows;
   while (s.step()) rows.push_back(read_device(s));
   if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
@@ -376,7 +378,7 @@ namespace {
 // A cable with where each end is: the devices' racks and units.
 constexpr const char* kCableColumns =
     "SELECT c.cable_id, c.kind, c.a_device, c.a_port, c.z_device, c.z_port, c.speed_gbps, c.state, c.length_m,"
-    " c.media, c.label_a, c.label_z, da.rack, da.ru, dz.rack, dz.ru FROM cables c"
+    " c.media, c.label_a, c.label_z, da.rack, da.ru, dz.rack, dz.ru, c.stock_length_m FROM cables c"
     " LEFT JOIN devices da ON da.name = c.a_device LEFT JOIN devices dz ON dz.name = c.z_device";
 
 CableRow cable_row(sql::Stmt& s) {
@@ -397,6 +399,7 @@ CableRow cable_row(sql::Stmt& s) {
   c.a_ru = static_cast<int>(s.integer_or(13, kNone));
   c.z_rack = s.text(14);
   c.z_ru = static_cast<int>(s.integer_or(15, kNone));
+  c.stock_length_m = static_cast<int>(s.integer(16));
   return c;
 }
 
@@ -414,6 +417,37 @@ Result<std::vector<CableRow>> BlueprintStore::cables_of(
   while (s.step()) rows.push_back(cable_row(s));
   if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   return rows;
+}
+
+Result<std::vector<CableRow>> BlueprintStore::cables(const CableFilter& f) const {
+  // An end matches when its device is in the pod, segment and rack asked for.
+  constexpr const char* kEnd = "(?3 IS NULL OR {0}.pod = ?3) AND (?4 IS NULL OR {0}.segment = ?4)"
+                               " AND (?5 IS NULL OR {0}.rack = ?5)";
+  sql::Stmt s(db_, fmt::format("{} WHERE (?1 IS NULL OR c.kind = ?1) AND (?2 IS NULL OR c.state = ?2)"
+                               " AND (({}) OR ({})) ORDER BY c.rowid",
+                               kCableColumns, fmt::format(kEnd, "da"), fmt::format(kEnd, "dz")));
+  if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  if (f.kind) s.bind(1, *f.kind);
+  if (f.state) s.bind(2, *f.state);
+  if (f.pod) s.bind(3, *f.pod);
+  if (f.segment) s.bind(4, *f.segment);
+  if (f.rack) s.bind(5, *f.rack);
+  std::vector<CableRow> rows;
+  while (s.step()) rows.push_back(cable_row(s));
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  return rows;
+}
+
+Result<std::vector<Rack>> BlueprintStore::racks() const {
+  sql::Stmt s(db_, "SELECT name, hall, row, position, purpose FROM racks ORDER BY hall, row, position, name");
+  if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  std::vector<Rack> racks;
+  while (s.step()) {
+    racks.push_back({s.text(0), static_cast<int>(s.integer(1)), static_cast<int>(s.integer(2)),
+                     static_cast<int>(s.integer(3)), s.text(4)});
+  }
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  return racks;
 }
 
 Result<std::optional<CableRow>> BlueprintStore::cable(const std::string& cable_id) const {
@@ -510,7 +544,7 @@ Result<Blueprint> BlueprintStore::load() const {
   std::unordered_map<std::string, int> cable_index;
   {
     sql::Stmt s(db_, "SELECT cable_id, kind, a_device, a_port, z_device, z_port, speed_gbps, state,"
-                     " length_m, media FROM cables ORDER BY rowid");
+                     " length_m, media, stock_length_m FROM cables ORDER BY rowid");
     while (s.step()) {
       Cable c;
       c.id = s.text(0);
@@ -524,6 +558,7 @@ Result<Blueprint> BlueprintStore::load() const {
       c.state = s.text(7) == "backup" ? State::backup : State::active;
       c.length_m = static_cast<int>(s.integer(8));
       c.media = s.text(9);
+      c.stock_length_m = static_cast<int>(s.integer(10));
       cable_index.emplace(c.id, static_cast<int>(bp.cables.size()));
       bp.cables.push_back(std::move(c));
     }

@@ -11,7 +11,7 @@
 
 namespace hpn {
 
-inline constexpr int kBlueprintSchemaVersion = 2;
+inline constexpr int kBlueprintSchemaVersion = 3;  // 3: cables.stock_length_m
 inline constexpr const char* kBlueprintFormat = "hpnctl-blueprint";
 // How long a reader waits for a lock held by a writer of the same file
 // (only files written in place take locks; see BlueprintStore::open).
@@ -36,15 +36,23 @@ struct CableRow {
   std::string cable_id, kind, a_device, a_port, z_device, z_port;
   int speed_gbps = 0;
   std::string state;
-  int length_m = 0;
+  int length_m = 0;        // the estimated run (Cable::length_m)
+  int stock_length_m = 0;  // the stocked cord that covers it (Cable::stock_length_m)
   std::string media, label_a, label_z;
   std::string a_rack, z_rack;  // where each end is: rack and unit (kNone: no unit)
   int a_ru = kNone, z_ru = kNone;
 };
 
 struct DeviceFilter {
-  std::optional<std::string> role, state;
+  std::optional<std::string> role, state, rack;
   std::optional<int> pod, segment, plane, rail;
+};
+
+// The cables `hpnctl cables` lists: of a kind and state, and with an end on
+// a device in the pod, segment and rack given (one device matching all).
+struct CableFilter {
+  std::optional<std::string> kind, state, rack;
+  std::optional<int> pod, segment;
 };
 
 // Read access to a plan. open() checks that the file is a complete blueprint
@@ -59,6 +67,10 @@ class BlueprintStore {
   Result<std::string> meta(const std::string& key) const;
   Result<std::vector<DeviceRow>> devices(const DeviceFilter& filter) const;
   Result<std::optional<DeviceRow>> device(const std::string& name) const;
+  // The cables of the filter, in plan order.
+  Result<std::vector<CableRow>> cables(const CableFilter& filter) const;
+  // The racks, in floor order (hall, row, position).
+  Result<std::vector<Rack>> racks() const;
   // Every cable with an end on `device` (and on `port`, when given).
   Result<std::vector<CableRow>> cables_of(const std::string& device,
                                           const std::optional<std::string>& port) const;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -13,8 +14,10 @@
 #include "cli/completion.h"
 #include "cli/exit.h"
 
+#include "blueprint/pull_list.h"
 #include "blueprint/render.h"
 #include "blueprint/store.h"
+#include "planner/diagnostics.h"
 
 namespace hpn::cli {
 
@@ -27,9 +30,43 @@ struct QueryOptions {
 
 struct DeviceOptions : QueryOptions {
   hpn::DeviceFilter filter;
-  std::string role, state;
+  std::string role, state, rack;
   int pod = -1, segment = -1, plane = -1, rail = -1;
 };
+
+struct CableOptions : QueryOptions {
+  std::string kind, state, rack;
+  int pod = -1, segment = -1;
+};
+
+// A value the plan has no device of is a mistake, never an empty list.
+// Empty when each given value (-1: not given) is in its range, else the message.
+std::string out_of_range(const std::vector<std::tuple<const char*, int, std::pair<int, int>>>& checks) {
+  for (const auto& [name, value, range] : checks) {
+    if (value == -1) continue;
+    if (range.first == hpn::kNone || value < range.first || value > range.second) {
+      return range.first == hpn::kNone
+                 ? fmt::format("{} {}: the plan has none", name, value)
+                 : fmt::format("{} {}: the plan has {} to {}", name, value, range.first, range.second);
+    }
+  }
+  return "";
+}
+
+// The racks in floor order; an unknown `rack` (when given) is a mistake
+// told with the closest name and the plan's range of racks.
+hpn::Result<std::vector<hpn::Rack>> floor_of(const hpn::BlueprintStore& store, const std::string& rack) {
+  auto floor = store.racks();
+  if (!floor || rack.empty()) return floor;
+  std::vector<std::string> names;
+  for (const auto& r : floor.value()) names.push_back(r.name);
+  if (std::find(names.begin(), names.end(), rack) != names.end()) return floor;
+  if (names.empty()) return hpn::Error{fmt::format("--rack {}: the plan has no racks", rack)};
+  const std::string guess = hpn::closest_match(rack, names);
+  return hpn::Error{fmt::format("--rack {}: no such rack{}; the plan has {} racks, {} to {}", rack,
+                                guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess), names.size(),
+                                names.front(), names.back())};
+}
 
 int run_devices(DeviceOptions o) {
   hpn::OutputFormat format;
@@ -47,26 +84,59 @@ int run_devices(DeviceOptions o) {
   if (o.segment >= 0) o.filter.segment = o.segment;
   if (o.plane >= 0) o.filter.plane = o.plane;
   if (o.rail >= 0) o.filter.rail = o.rail;
+  if (!o.rack.empty()) o.filter.rack = o.rack;
   auto store = hpn::BlueprintStore::open(o.blueprint);
   if (!store) return fail(kInputError, store.error().message);
-  // A value the plan has no device of is a mistake, never an empty list.
   auto ranges = store->ranges();
   if (!ranges) return fail(kInputError, ranges.error().message);
-  for (const auto& [name, value, range] : {std::tuple{"--pod", o.pod, ranges->pod},
-                                           std::tuple{"--segment", o.segment, ranges->segment},
-                                           std::tuple{"--plane", o.plane, ranges->plane},
-                                           std::tuple{"--rail", o.rail, ranges->rail}}) {
-    const bool given = value != -1;
-    if (!given) continue;
-    if (range.first == hpn::kNone || value < range.first || value > range.second) {
-      return fail(kInputError, range.first == hpn::kNone
-                                   ? fmt::format("{} {}: the plan has none", name, value)
-                                   : fmt::format("{} {}: the plan has {} to {}", name, value, range.first, range.second));
-    }
+  if (auto bad = out_of_range({{"--pod", o.pod, ranges->pod},
+                               {"--segment", o.segment, ranges->segment},
+                               {"--plane", o.plane, ranges->plane},
+                               {"--rail", o.rail, ranges->rail}});
+      !bad.empty()) {
+    return fail(kInputError, bad);
   }
+  auto floor = floor_of(store.value(), o.rack);
+  if (!floor) return fail(kInputError, floor.error().message);
   auto rows = store->devices(o.filter);
   if (!rows) return fail(kInputError, rows.error().message);
+  // A rack's devices as they are racked, unit by unit.
+  if (!o.rack.empty()) hpn::sort_by_place(rows.value(), floor.value());
   hpn::render_devices(rows.value(), format, std::cout);
+  return kOk;
+}
+
+int run_cables(const CableOptions& o) {
+  hpn::OutputFormat format;
+  if (!hpn::parse_format(o.format, format)) return fail(kInputError, "--format must be table, json or csv");
+  hpn::CableKind kind;
+  if (!o.kind.empty() && !hpn::parse_cable_kind(o.kind, kind)) {
+    return fail(kInputError, fmt::format("--kind '{}': one of host-tor, tor-agg, agg-core, frontend", o.kind));
+  }
+  if (!o.state.empty() && o.state != "active" && o.state != "backup") {
+    return fail(kInputError, fmt::format("--state '{}': active or backup", o.state));
+  }
+  hpn::CableFilter filter;
+  if (!o.kind.empty()) filter.kind = o.kind;
+  if (!o.state.empty()) filter.state = o.state;
+  if (!o.rack.empty()) filter.rack = o.rack;
+  if (o.pod >= 0) filter.pod = o.pod;
+  if (o.segment >= 0) filter.segment = o.segment;
+  auto store = hpn::BlueprintStore::open(o.blueprint);
+  if (!store) return fail(kInputError, store.error().message);
+  auto ranges = store->ranges();
+  if (!ranges) return fail(kInputError, ranges.error().message);
+  if (auto bad = out_of_range({{"--pod", o.pod, ranges->pod}, {"--segment", o.segment, ranges->segment}});
+      !bad.empty()) {
+    return fail(kInputError, bad);
+  }
+  auto floor = floor_of(store.value(), o.rack);
+  if (!floor) return fail(kInputError, floor.error().message);
+  auto rows = store->cables(filter);
+  if (!rows) return fail(kInputError, rows.error().message);
+  const auto list = hpn::pull_list(std::move(rows.value()), floor.value(),
+                                   o.rack.empty() ? std::nullopt : std::optional<std::string>(o.rack));
+  hpn::render_pull_list(list, format, std::cout);
   return kOk;
 }
 
@@ -138,7 +208,20 @@ void add_query_commands(CLI::App& app, int& exit_code) {
   dev_cmd->add_option("--segment", dev->segment, "Segment within the pod (0-based)");
   dev_cmd->add_option("--plane", dev->plane, "Plane (1 or 2)");
   dev_cmd->add_option("--rail", dev->rail, "Rail (1-based, = back-end NIC)");
+  dev_cmd->add_option("--rack", dev->rack, "Rack by name (racks.csv); sorted by unit");
   with_values(dev_cmd->add_option("--format", dev->format, "table, json or csv"), {"table", "json", "csv"})->capture_default_str();
+
+  auto cables = std::make_shared<CableOptions>();
+  auto* cables_cmd = app.add_subcommand("cables", "List cables as a pull list, rack by rack and unit by unit");
+  cables_cmd->add_option("--blueprint", cables->blueprint, "Plan directory")->capture_default_str();
+  with_values(cables_cmd->add_option("--kind", cables->kind, "host-tor, tor-agg, agg-core or frontend"),
+              {"host-tor", "tor-agg", "agg-core", "frontend"});
+  with_values(cables_cmd->add_option("--state", cables->state, "active or backup"), {"active", "backup"});
+  cables_cmd->add_option("--pod", cables->pod, "With an end in the pod (0-based)");
+  cables_cmd->add_option("--segment", cables->segment, "With an end in the segment (0-based)");
+  cables_cmd->add_option("--rack", cables->rack, "With an end in the rack, seen from that end");
+  with_values(cables_cmd->add_option("--format", cables->format, "table, json or csv"), {"table", "json", "csv"})
+      ->capture_default_str();
 
   auto cable = std::make_shared<QueryOptions>();
   auto cable_target = std::make_shared<std::string>();
@@ -150,6 +233,7 @@ void add_query_commands(CLI::App& app, int& exit_code) {
   with_values(cable_cmd->add_option("--format", cable->format, "table, json or csv"), {"table", "json", "csv"})->capture_default_str();
 
   dev_cmd->callback([dev, &exit_code] { exit_code = run_devices(*dev); });
+  cables_cmd->callback([cables, &exit_code] { exit_code = run_cables(*cables); });
   cable_cmd->callback([cable, cable_target, &exit_code] { exit_code = run_cable(*cable_target, *cable); });
 }
 

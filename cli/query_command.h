@@ -1,4 +1,4 @@
-// `hpnctl devices, hpnctl cable`. See hpnctl(1).
+// `hpnctl devices`, `hpnctl cables` (pull lists) and `hpnctl cable`. See hpnctl(1).
 #pragma once
 
 #include <CLI/CLI.hpp>

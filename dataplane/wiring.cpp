@@ -12,15 +12,19 @@
 
 #include "blueprint/csv.h"
 #include "planner/diagnostics.h"
+#include "planner/plan_output.h"
 
 namespace hpn::lab {
 
 namespace {
 
-// The columns of cabling.csv (planner/plan_output.cpp) plus `fault`.
-constexpr std::array kKnownColumns = {"cable_id", "kind",     "a_device", "a_port", "z_device",
-                                      "z_port",   "speed_gbps", "state",  "length_m", "media",
-                                      "label_a",  "label_z",  "fault"};
+// The columns of cabling.csv plus `fault`. Only the ends and the fault are
+// read; the others (racks, units, lengths, labels) are there to be carried.
+std::vector<std::string> known_columns() {
+  std::vector<std::string> known(kCablingColumns.begin(), kCablingColumns.end());
+  known.push_back("fault");
+  return known;
+}
 constexpr std::array kRequiredColumns = {"a_device", "a_port", "z_device", "z_port"};
 
 std::string_view trim(std::string_view s) {
@@ -184,7 +188,7 @@ Result<Wiring> parse_wiring(std::string_view text, std::string_view source, cons
     if (!have_header) {
       have_header = true;
       header_size = fields.size();
-      std::vector<std::string> known(kKnownColumns.begin(), kKnownColumns.end());
+      const std::vector<std::string> known = known_columns();
       for (size_t i = 0; i < fields.size(); ++i) {
         const std::string name(trim(fields[i]));
         if (std::find(known.begin(), known.end(), name) == known.end()) {

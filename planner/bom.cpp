@@ -24,6 +24,11 @@ std::string cable_part(const std::string& media, int speed) {
 
 }  // namespace
 
+int stock_length_m(const std::vector<double>& bins_m, int length_m) {
+  auto bin = std::find_if(bins_m.begin(), bins_m.end(), [&](double b) { return b >= length_m; });
+  return bin == bins_m.end() ? length_m : static_cast<int>(std::ceil(*bin));
+}
+
 Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint& bp) {
   using Key = std::tuple<int, std::string, std::string, int>;  // category order, part, media, length
   std::map<Key, int64_t> counts;
@@ -97,12 +102,8 @@ Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint
   };
 
   for (const auto& c : bp.cables) {
-    int length = c.length_m;
-    auto bin = std::find_if(spec.media.length_bins_m.begin(), spec.media.length_bins_m.end(),
-                            [&](double b) { return b >= c.length_m; });
-    if (bin != spec.media.length_bins_m.end()) length = static_cast<int>(std::ceil(*bin));
     uint64_t media = media_index(c.media);
-    ++cable_counts[pack(media, c.speed_gbps, length, 0)];
+    ++cable_counts[pack(media, c.speed_gbps, static_cast<uint64_t>(c.stock_length_m), 0)];
     if (optical(c.media)) {
       if (auto st = optic(c, media, c.a_device, c.a_port); !st) return st.error();
       if (auto st = optic(c, media, c.z_device, c.z_port); !st) return st.error();

@@ -428,6 +428,7 @@ class Expander {
     const Rack& rz = bp_.racks[dz.rack];
     c.length_m = layout_.cable_length({ra.hall, ra.row, ra.position}, da.ru,
                                       {rz.hall, rz.row, rz.position}, dz.ru);
+    c.stock_length_m = stock_length_m(s_.media.length_bins_m, c.length_m);
     for (const auto& rule : s_.media.rules) {
       if (!rule.max_length_m || c.length_m <= *rule.max_length_m) {
         c.media = rule.media;

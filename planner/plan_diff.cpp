@@ -242,7 +242,7 @@ class Differ {
     return was.id == c.id && was.a_port == c.a_port && was.z_port == c.z_port && oa.name == na.name &&
            oz.name == nz.name && same_place(oa, na) && same_place(oz, nz) && was.kind == c.kind &&
            was.speed_gbps == c.speed_gbps && was.state == c.state && was.length_m == c.length_m &&
-           was.media == c.media;
+           was.stock_length_m == c.stock_length_m && was.media == c.media;
   }
 
   void compare_cable(const Cable& was, const Cable& c) {
@@ -263,6 +263,8 @@ class Differ {
     field("speed_gbps", std::to_string(was.speed_gbps), std::to_string(c.speed_gbps));
     field("state", std::string(to_string(was.state)), std::string(to_string(c.state)));
     field("length_m", std::to_string(was.length_m), std::to_string(c.length_m));
+    // Another stocked cord is another cable to pull, even at the same estimate.
+    field("stock_length_m", std::to_string(was.stock_length_m), std::to_string(c.stock_length_m));
     field("media", was.media, c.media);
     if (w.changes.empty()) return;
     if (moved) {

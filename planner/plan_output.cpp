@@ -23,12 +23,18 @@ namespace fs = std::filesystem;
 
 void write_cabling_csv(const Blueprint& bp, std::ostream& out) {
   CsvWriter w(out);
-  w.row({"cable_id", "kind", "a_device", "a_port", "z_device", "z_port", "speed_gbps", "state",
-         "length_m", "media", "label_a", "label_z"});
+  for (const char* column : kCablingColumns) w.field(column);
+  w.end_row();
+  auto rack_of = [&](const Device& d) {
+    return d.rack == kNone ? std::string_view{} : std::string_view(bp.racks[d.rack].name);
+  };
   for (const auto& c : bp.cables) {
-    w.field(c.id).field(to_string(c.kind)).field(bp.devices[c.a_device].name).field(c.a_port);
-    w.field(bp.devices[c.z_device].name).field(c.z_port).field(c.speed_gbps).field(to_string(c.state));
+    const Device& a = bp.devices[c.a_device];
+    const Device& z = bp.devices[c.z_device];
+    w.field(c.id).field(to_string(c.kind)).field(a.name).field(c.a_port);
+    w.field(z.name).field(c.z_port).field(c.speed_gbps).field(to_string(c.state));
     w.field(c.length_m).field(c.media).field(cable_label(bp, c, true)).field(cable_label(bp, c, false));
+    w.field(rack_of(a)).null_or(a.ru, kNone).field(rack_of(z)).null_or(z.ru, kNone).field(c.stock_length_m);
     w.end_row();
   }
 }

@@ -1,6 +1,7 @@
 // Writing a plan's output directory, all or nothing.
 #pragma once
 
+#include <array>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -28,6 +29,14 @@ Status write_plan(const Blueprint& bp, const PlanSummary& summary, const std::st
 // The sheets alone (every file but blueprint.db) into an existing directory.
 Status write_sheets(const Blueprint& bp, const PlanSummary& summary, const std::filesystem::path& dir,
                     const std::function<void(const char*)>& done = {});
+
+// cabling.csv's header. Its readers key columns by name, so new columns go
+// at the end: where each end is (rack and unit, as racks.csv and
+// devices.csv name them), and the stocked cord to pull beside length_m's
+// estimate (Cable::stock_length_m).
+inline constexpr std::array<const char*, 17> kCablingColumns = {
+    "cable_id", "kind",  "a_device", "a_port", "z_device", "z_port", "speed_gbps", "state", "length_m",
+    "media",    "label_a", "label_z", "a_rack", "a_ru",    "z_rack", "z_ru",       "stock_length_m"};
 
 // The CSV sheets, each as its own function so tests and other tools (the
 // lab's wiring file reader) share one definition of the columns.

@@ -1,5 +1,5 @@
 -- blueprint.db: the complete plan of an HPN fabric, written by `hpnctl plan`.
--- Schema version 2 (PRAGMA user_version; 2 added interfaces.mac). NULL where a column does not apply.
+-- Schema version 3 (PRAGMA user_version; 2 added interfaces.mac, 3 cables.stock_length_m). NULL where a column does not apply.
 -- The tables are created first and filled; the indexes after the marker below
 -- are built once the rows are in, which is several times faster than keeping
 -- them up to date row by row.
@@ -64,6 +64,9 @@ CREATE VIEW ports (device, port, port_id, speed_gbps, nic, breakout_of, use) AS
 -- kind: host-tor | tor-agg | agg-core | frontend; state: active | backup.
 -- The label printed for each end names the cable, that end, and where the
 -- far end goes; it is computed from the row, so it cannot drift from it.
+-- length_m is the run the floor plan estimates; stock_length_m the stocked
+-- cord that covers it (media.length_bins_m), the one the bill of materials
+-- counts and a technician takes from the shelf.
 CREATE TABLE cables (
   cable_id   TEXT NOT NULL,
   kind       TEXT NOT NULL,
@@ -74,6 +77,7 @@ CREATE TABLE cables (
   speed_gbps INTEGER NOT NULL,
   state      TEXT NOT NULL,
   length_m   INTEGER NOT NULL,
+  stock_length_m INTEGER NOT NULL,
   media      TEXT NOT NULL,
   a_rack     TEXT NOT NULL,
   a_ru       INTEGER NOT NULL,

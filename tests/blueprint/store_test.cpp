@@ -54,6 +54,8 @@ TEST_CASE("blueprint/store: load() gives back the blueprint that was written") {
     CHECK(b.cables[i].a_device == a.cables[i].a_device);
     CHECK(b.cables[i].z_port == a.cables[i].z_port);
     CHECK(b.cables[i].state == a.cables[i].state);
+    CHECK(b.cables[i].length_m == a.cables[i].length_m);
+    CHECK(b.cables[i].stock_length_m == a.cables[i].stock_length_m);
   }
   CHECK(b.core_rules.size() == a.core_rules.size());
   CHECK(b.interfaces.size() == a.interfaces.size());

@@ -758,7 +758,7 @@ TEST_CASE("cli/blueprint: cable rows and labels in blueprint.db equal cabling.cs
   const std::vector<std::string> columns = sheet[0];
   CHECK(columns == std::vector<std::string>{"cable_id", "kind", "a_device", "a_port", "z_device", "z_port",
                                             "speed_gbps", "state", "length_m", "media", "label_a",
-                                            "label_z"});
+                                            "label_z", "a_rack", "a_ru", "z_rack", "z_ru", "stock_length_m"});
   std::string select;
   for (const auto& c : columns) select += (select.empty() ? "" : ", ") + c;
   SqliteReader db(cwd / "plan/blueprint.db");
@@ -889,7 +889,7 @@ TEST_CASE("cli/cable: the ID on a label, a cage's lanes, and where the far end i
   // The CSV carries the location and the label.
   r = run_hpnctl("cable C0H00001 --blueprint plan --format csv", cwd.path());
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.rfind("cable_id,kind,port,far_device,far_port,far_rack,far_ru,speed_gbps,length_m,media,state,label\n", 0) == 0);
+  CHECK(r.out.rfind("cable_id,kind,port,far_device,far_port,far_rack,far_ru,speed_gbps,length_m,stock_length_m,media,state,label\n", 0) == 0);
   CHECK(r.out.find(list[0]["label"].get<std::string>()) != std::string::npos);
   // A cage named without its lane: the cables of etp1a and etp1b.
   r = run_hpnctl("cable tor-p0-s00-r1a:etp1 --blueprint plan --format json", cwd.path());

@@ -123,6 +123,8 @@ TEST_CASE("cli/exit codes: every row of hpnctl(1)'s table, each code given by a 
       {"spec", 2, "spec check bad.yaml"},
       {"devices", 0, "devices --blueprint plan"},
       {"devices", 2, "devices --blueprint plan --role spine"},
+      {"cables", 0, "cables --blueprint plan --rack H0-R00-03"},
+      {"cables", 2, "cables --blueprint plan --rack nowhere"},
       {"cable", 0, "cable host-p0-s00-h000:nic1p1 --blueprint plan"},
       {"cable", 2, "cable no-such-host --blueprint plan"},
       {"export", 0, "export ptm --blueprint plan -o topo.dot"},

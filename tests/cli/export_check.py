@@ -10,11 +10,14 @@ found as JSON, for export_cli_test.cpp to compare with the blueprint.
                                   52,080 take openpyxl a minute): per sheet its
                                   name and data rows, from its dimension
   export_check.py svg FILE...     xml.etree: the number of Graphviz nodes per file
+  export_check.py zip FILE        zipfile: the members, each as its text (an
+                                  XLSX's own XML, as Excel reads it)
 """
 import csv
 import json
 import sys
 import xml.etree.ElementTree as ET
+import zipfile
 
 
 def read_csv(path):
@@ -61,6 +64,11 @@ def read_xlsx_sizes(path):
     return {"sheets": sheets}
 
 
+def read_zip(path):
+    with zipfile.ZipFile(path) as z:
+        return {name: z.read(name).decode("utf-8") for name in z.namelist()}
+
+
 def count_svg_nodes(paths):
     ns = "{http://www.w3.org/2000/svg}"
     counts = {}
@@ -80,6 +88,8 @@ def main():
         out = read_xlsx(args[0])
     elif mode == "xlsx-sizes":
         out = read_xlsx_sizes(args[0])
+    elif mode == "zip":
+        out = read_zip(args[0])
     elif mode == "svg":
         out = count_svg_nodes(args)
     else:

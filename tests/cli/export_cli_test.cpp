@@ -110,7 +110,7 @@ nlohmann::json check(const std::string& mode, const std::vector<fs::path>& files
 // The cables as blueprint.db has them, in its order.
 Rows db_cables(Db& db, const std::string& where = "") {
   return db.rows("SELECT cable_id, kind, a_device, a_port, z_device, z_port, speed_gbps, state, length_m, media,"
-                 " a_rack, a_ru, z_rack, z_ru, label_a, label_z FROM cables " + where + " ORDER BY rowid");
+                 " a_rack, a_ru, z_rack, z_ru, label_a, label_z, stock_length_m FROM cables " + where + " ORDER BY rowid");
 }
 
 std::vector<std::string> split_lines(const std::string& text) {
@@ -300,6 +300,21 @@ std::vector<std::pair<std::string, std::vector<std::string>>> expected_sheets(Db
   return sheets;
 }
 
+// The first <name .../> element of an XML text, or empty.
+std::string element(const std::string& xml, const std::string& name) {
+  const size_t at = xml.find("<" + name + " ");
+  if (at == std::string::npos) return "";
+  return xml.substr(at, xml.find('>', at) - at + 1);
+}
+
+// An attribute's value in one element's text, or empty.
+std::string attribute(const std::string& element, const std::string& name) {
+  const size_t at = element.find(" " + name + "=\"");
+  if (at == std::string::npos) return "";
+  const size_t from = at + name.size() + 3;
+  return element.substr(from, element.find('"', from) - from);
+}
+
 void check_workbook(Db& db, const nlohmann::json& book) {
   auto expected = expected_sheets(db);
   REQUIRE(book["sheets"].size() == expected.size());
@@ -310,25 +325,26 @@ void check_workbook(Db& db, const nlohmann::json& book) {
     INFO("sheet " << expected[s].first);
     CHECK(sheet["name"] == expected[s].first);
     CHECK(sheet["freeze_panes"] == "A2");
-    CHECK(sheet["auto_filter"] == "A1:Q" + std::to_string(expected[s].second.size() + 1));
+    CHECK(sheet["auto_filter"] == "A1:R" + std::to_string(expected[s].second.size() + 1));
+    // cabling.csv's names for the same columns, so one reader keyed by name reads both.
     CHECK(strings(sheet["header"]) ==
-          std::vector<std::string>{"Cable ID", "Kind", "State", "A device", "A port", "A rack", "A U", "B device",
-                                   "B port", "B rack", "B U", "Media", "Speed (Gb/s)", "Length (m)", "Label A end",
-                                   "Label B end", "Label printer"});
+          std::vector<std::string>{"cable_id", "kind", "state", "a_device", "a_port", "a_rack", "a_ru", "z_device",
+                                   "z_port", "z_rack", "z_ru", "media", "speed_gbps", "length_m", "stock_length_m",
+                                   "label_a", "label_z", "label_printer"});
     CHECK(sheet["printer_wraps"] == true);
     // Every column has a width, at least as wide as its header.
-    CHECK(sheet["widths"].size() == 17);
-    CHECK(sheet["widths"]["A"].get<double>() >= std::string("Cable ID").size());
+    CHECK(sheet["widths"].size() == 18);
+    CHECK(sheet["widths"]["A"].get<double>() >= std::string("cable_id").size());
     REQUIRE(sheet["rows"].size() == expected[s].second.size());
     for (size_t i = 0; i < expected[s].second.size(); ++i) {
       auto row = strings(sheet["rows"][i]);
       const auto& c = by_id.at(expected[s].second[i]);
       INFO("cable " << c[0]);
       REQUIRE(row[0] == c[0]);
-      CHECK(std::vector<std::string>(row.begin() + 1, row.begin() + 16) ==
+      CHECK(std::vector<std::string>(row.begin() + 1, row.begin() + 17) ==
             std::vector<std::string>{c[1], c[7], c[2], c[3], c[10], c[11], c[4], c[5], c[12], c[13], c[9], c[6],
-                                     c[8], c[14], c[15]});
-      CHECK(row[16] == c[0] + "\nA " + c[2] + ":" + c[3] + " " + c[10] + " U" + c[11] + "\nB " + c[4] + ":" + c[5] +
+                                     c[8], c[16], c[14], c[15]});
+      CHECK(row[17] == c[0] + "\nA " + c[2] + ":" + c[3] + " " + c[10] + " U" + c[11] + "\nZ " + c[4] + ":" + c[5] +
                            " " + c[12] + " U" + c[13]);
     }
   }
@@ -346,6 +362,31 @@ TEST_CASE("cli/export: xlsx opens in openpyxl with a sheet per segment and the u
   auto book = check("xlsx", {out});
   CHECK(book["title"] == "Cabling of lab");
   check_workbook(db, book);
+
+  // Printed: every sheet landscape, one page wide and as many down as it
+  // takes, its header row repeated on each page (the print titles), as the
+  // file itself says.
+  const size_t sheets = book["sheets"].size();
+  const nlohmann::json members = check("zip", {out});  // the XLSX unzipped
+  REQUIRE(members.contains("xl/workbook.xml"));
+  const std::string workbook = members["xl/workbook.xml"];
+  for (size_t i = 0; i < sheets; ++i) {
+    const std::string name = book["sheets"][i]["name"];
+    INFO("sheet " << name);
+    const std::string member = "xl/worksheets/sheet" + std::to_string(i + 1) + ".xml";
+    REQUIRE(members.contains(member));
+    const std::string xml = members[member];
+    const std::string setup = element(xml, "pageSetup");
+    CHECK(attribute(setup, "orientation") == "landscape");
+    // fitToWidth's default is 1 (ECMA-376 §18.3.1.64): absent or 1, one page wide.
+    const std::string width = attribute(setup, "fitToWidth");
+    CHECK((width.empty() || width == "1"));
+    CHECK(attribute(setup, "fitToHeight") == "0");
+    CHECK(attribute(element(xml, "pageSetUpPr"), "fitToPage") == "1");
+    const std::string quoted = name.find(' ') == std::string::npos ? name : "'" + name + "'";
+    CHECK(workbook.find("<definedName name=\"_xlnm.Print_Titles\" localSheetId=\"" + std::to_string(i) + "\">" +
+                        quoted + "!$1:$1</definedName>") != std::string::npos);
+  }
 
   // The same plan gives the same bytes.
   fs::path again = lab.dir / "again.xlsx";
@@ -372,7 +413,7 @@ TEST_CASE("cli/export: xlsx of the default pod has 15 segment sheets and the upl
     INFO("sheet " << expected[s].first);
     CHECK(book["sheets"][s]["name"] == expected[s].first);
     CHECK(book["sheets"][s]["rows"] == expected[s].second.size());
-    CHECK(book["sheets"][s]["columns"] == 17);
+    CHECK(book["sheets"][s]["columns"] == 18);
     rows += book["sheets"][s]["rows"].get<size_t>();
   }
   CHECK(rows == static_cast<size_t>(db.number("SELECT count(*) FROM cables")));
