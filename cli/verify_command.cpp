@@ -48,12 +48,14 @@ struct VerifyOptions {
   double lossy_warn = 1;       // percent: a lossy direction's warning rate
   double lossy_critical = 5;   // percent: and its critical rate
   int lossy_budget = 2000;     // --lab: probes a round may add to decide lossy directions
+  double lossy_max_background = 1;  // percent: above it no direction is judged lossy
 };
 
 hpn::probe::LossOptions loss_options(const VerifyOptions& o) {
   hpn::probe::LossOptions loss;
   loss.warn = o.lossy_warn / 100;
   loss.critical = o.lossy_critical / 100;
+  loss.max_background = o.lossy_max_background / 100;
   return loss;
 }
 
@@ -216,6 +218,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0.0, 100.0))->capture_default_str();
   verify_cmd->add_option("--lossy-critical", verify->lossy_critical,
                          "Loss (percent) of a cable's direction that makes a lossy finding critical")
+      ->check(CLI::Range(0.0, 100.0))->capture_default_str();
+  verify_cmd->add_option("--lossy-max-background", verify->lossy_max_background,
+                         "Background loss (percent, fitted to the run) above which no cable is judged lossy; "
+                         "see hpnctl(1)")
       ->check(CLI::Range(0.0, 100.0))->capture_default_str();
   verify_cmd->add_option("--lossy-budget", verify->lossy_budget,
                          "With --lab: probes each round may add to decide directions whose loss is undecided")

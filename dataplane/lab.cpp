@@ -97,6 +97,7 @@ struct LabPlan {
   // A dark cable's switch ends, taken down again once zebra has started:
   // zebra brings up every port its configuration does not shut.
   std::map<int, std::vector<std::string>> dark;
+  std::map<int, std::set<std::string>> host_dark;  // host node -> its ports whose cable is down or missing
 };
 
 const switchconfig::PortConfig* port_of(const SwitchConfig& c, const std::string& name) {
@@ -149,8 +150,13 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
     wired_up[{a, link.a.port}] = !down;
     wired_up[{z, link.z.port}] = !down;
     if (down) {
-      if (!t.nodes[a].is_host) p.dark[a].push_back(link.a.ifname);
-      if (!t.nodes[z].is_host) p.dark[z].push_back(link.z.ifname);
+      for (auto [node, end] : {std::pair{a, &link.a}, std::pair{z, &link.z}}) {
+        if (t.nodes[node].is_host) {
+          p.host_dark[node].insert(end->ifname);
+        } else {
+          p.dark[node].push_back(end->ifname);
+        }
+      }
     }
     const auto& ca = p.configs[a];
     const auto& cz = p.configs[z];
@@ -180,6 +186,7 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
       }
     }
   }
+  for (const auto& u : t.unplugged) p.host_dark[t.node_of(u.port.device)].insert(u.port.ifname);
   for (auto& [node, conf] : p.pbr_conf) {
     size_t rules = 0;
     for (const auto& r : p.configs[node]->core_rules) {
@@ -422,7 +429,12 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
   }
   say("hosts announce themselves to their ToRs (host announce)");
   for (const auto& [node, profile] : plan.profiles) {
-    if (auto ok = ops.announce_host(topology.nodes[node].netns, profile); !ok) return fail("host announce", ok.error());
+    const auto dark = plan.host_dark.find(node);
+    if (auto ok = ops.announce_host(topology.nodes[node].netns, profile,
+                                    dark == plan.host_dark.end() ? std::set<std::string>{} : dark->second);
+        !ok) {
+      return fail("host announce", ok.error());
+    }
   }
   if (auto ok = converge(plan, ops, req.converge_timeout, progress); !ok) return fail("lab up", ok.error());
   if (!plan.pbr_conf.empty()) {

@@ -28,6 +28,7 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include "dataplane/host_announce.h"
@@ -514,12 +515,15 @@ Result<size_t> NetlinkOps::apply_host(const std::string& netns, const host::Appl
   return made;
 }
 
-Status NetlinkOps::announce_host(const std::string& netns, const host::ApplyProfile& profile) {
+Status NetlinkOps::announce_host(const std::string& netns, const host::ApplyProfile& profile,
+                                 const std::set<std::string>& dark) {
   auto done = run_in_netns(netns, [&]() -> Status {
     auto state = host::read_host_state({});
     if (!state) return state.error();
     auto announcements = host::plan_announcements(profile, *state);
     if (!announcements) return announcements.error();
+    // Nothing would leave a dark member (the kernel refuses, ENOBUFS).
+    std::erase_if(*announcements, [&](const host::Announcement& a) { return dark.count(a.port) > 0; });
     host::PcapFrameSender sender;
     return host::send_announcements(*announcements, 1, sender);
   });

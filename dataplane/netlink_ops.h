@@ -28,7 +28,8 @@ class NetlinkOps final : public NetworkOps {
   Result<std::vector<RouteState>> routes(const std::string& netns) override;
   Result<std::vector<RuleState>> rules(const std::string& netns) override;
   Result<size_t> apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) override;
-  Status announce_host(const std::string& netns, const host::ApplyProfile& profile) override;
+  Status announce_host(const std::string& netns, const host::ApplyProfile& profile,
+                       const std::set<std::string>& dark) override;
   Status remove_tree(const std::string& path) override;
 };
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -126,8 +127,10 @@ class NetworkOps {
   virtual Result<size_t> apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) = 0;
   // `hpnctl host announce --netns NETNS`: a gratuitous ARP and an
   // unsolicited neighbour advertisement out of every member port
-  // (host_announce.h).
-  virtual Status announce_host(const std::string& netns, const host::ApplyProfile& profile) = 0;
+  // (host_announce.h), but the `dark` ones: ports whose cable is down or
+  // missing, where nothing would leave.
+  virtual Status announce_host(const std::string& netns, const host::ApplyProfile& profile,
+                               const std::set<std::string>& dark) = 0;
   // Removes a directory the lab made (FRR's files), with what it holds.
   virtual Status remove_tree(const std::string& path) = 0;
 };

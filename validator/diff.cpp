@@ -486,6 +486,8 @@ class Differ {
       return in_scope(cable) && !involved_[cable] && e[0].received > 0 && e[1].received > 0;
     };
     for (const auto& d : estimate.undecided) s.loss_undecided += judged(d.cable) ? 1 : 0;
+    s.loss_judged = estimate.baseline <= o_.loss.max_background;
+    if (!s.loss_judged) return;
     std::vector<probe::DirectionLoss> found;
     for (const auto& d : estimate.culprits) {
       if (d.rate >= o_.loss.warn && judged(d.cable)) found.push_back(d);

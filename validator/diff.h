@@ -69,6 +69,7 @@ struct Report {
     // crossed (tested), and those left undecided (more probes would tell).
     double baseline_loss = 0;
     int64_t loss_directions_tested = 0, loss_undecided = 0;
+    bool loss_judged = true;  // false: the background was above LossOptions::max_background
   } summary;
   std::vector<std::string> unknown_devices;
   // A verdict needs evidence: no finding above "info", at least one cable

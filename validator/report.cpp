@@ -87,7 +87,8 @@ json to_json(const Report& r, const Blueprint& bp) {
                   {"coverage", coverage_json(s)},
                   {"loss", {{"baseline", std::round(s.baseline_loss * 1e6) / 1e6},
                             {"directions_tested", s.loss_directions_tested},
-                            {"undecided", s.loss_undecided}}},
+                            {"undecided", s.loss_undecided},
+                            {"judged", s.loss_judged}}},
                   {"findings", kinds}};
   j["unknown_devices"] = r.unknown_devices;
   return j;

@@ -115,9 +115,11 @@ class FakeNetworkOps final : public NetworkOps {
   }
   // What a ToR's host-route agent would make of an announcement: a route
   // to each address of the bond out of the port at each member's far end.
-  Status announce_host(const std::string& name, const host::ApplyProfile& profile) override {
+  Status announce_host(const std::string& name, const host::ApplyProfile& profile,
+                       const std::set<std::string>& dark) override {
     for (const auto& b : profile.bonds) {
       for (const auto& m : b.members) {
+        if (dark.count(m.port)) continue;
         for (const auto* address : {&b.ipv4, &b.ipv6}) {
           if (!*address) continue;
           const auto& a = **address;

@@ -143,6 +143,12 @@ TEST_CASE("dataplane/lab: a host port the wiring leaves without a cable still ex
   // The host's profile is applied as on a real host with a port unplugged.
   CHECK(std::count_if(ops.applied.begin(), ops.applied.end(),
                       [](const auto& a) { return a.host == "host-p0-s00-h000"; }) == 1);
+  // Nothing would leave the unplugged port: it announces nothing.
+  CHECK(std::none_of(ops.announced.begin(), ops.announced.end(), [](const auto& a) {
+    return a.first == "hpn-abcd-host-p0-s00-h000" && a.second.starts_with("nic1p1 ");
+  }));
+  CHECK(std::count_if(ops.announced.begin(), ops.announced.end(),
+                      [](const auto& a) { return a.first == "hpn-abcd-host-p0-s00-h000"; }) == 6);
   // Nothing is configured in the unplugged namespace: its ends stay down.
   CHECK(std::none_of(ops.configured.begin(), ops.configured.end(),
                      [](const auto& c) { return c.first == "hpn-abcd-unplugged"; }));

@@ -34,6 +34,9 @@ struct Probing {
   uint64_t seed = 1;
   int attempts = 3;  // verify --lab's agents: --retries 2
   int loss_probes = 2000;
+  // The forward model has no noise beside its loss: the estimator itself is
+  // tested at every background here (--lossy-max-background 100).
+  double max_background = 1.0;
 };
 
 validator::Report probe_and_diff(const LabFixture& lab, const Probing& how, int64_t* probes = nullptr) {
@@ -46,6 +49,7 @@ validator::Report probe_and_diff(const LabFixture& lab, const Probing& how, int6
   if (probes) *probes = run.probes;
   validator::DiffOptions options;
   options.silence.attempts = how.attempts;
+  options.loss.max_background = how.max_background;
   return validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, run.observations), options);
 }
 
@@ -242,4 +246,23 @@ TEST_CASE("validator/lossy: the JSON report carries the loss, and the observatio
   auto refused = probe::read_observations(bad, "bad.jsonl");
   REQUIRE_FALSE(refused.ok());
   CHECK(refused.error().message == "bad.jsonl:1: 'attempt' must be an integer from 1 to 256");
+}
+
+TEST_CASE("validator/lossy: above --lossy-max-background no cable is judged lossy, and the summary says so") {
+  LabFixture lab;
+  const int uplink = lab.cable_from("tor-p0-s00-r1a", "etp5");
+  lab.wiring[uplink].fault = "loss-a-z:30";
+  Probing how;
+  how.background = 0.03;
+  how.seed = 11;
+  how.max_background = 0.01;  // the default
+  const auto r = probe_and_diff(lab, how);
+  INFO(kinds(r));
+  CHECK(lossy(lab, r).empty());
+  CHECK_FALSE(r.summary.loss_judged);
+  CHECK(r.summary.baseline_loss > 0.01);
+  how.background = 0;
+  const auto quiet = probe_and_diff(lab, how);
+  CHECK(quiet.summary.loss_judged);
+  CHECK(lossy(lab, quiet) == std::vector<std::string>{lab.bp().cables[uplink].id + " a-z"});
 }
