@@ -184,7 +184,9 @@ TEST_CASE("dataplane/lab (root): BGP converges to the forwarding model, every se
   auto profiles = host_profiles(lab_pod(), *topology);
   REQUIRE(profiles);
   REQUIRE(profiles->size() == 16);
-  for (const auto& [node, profile] : *profiles) {
+  for (const auto& entry : *profiles) {  // no structured binding: clang 14 lambdas cannot capture one
+    const int node = entry.first;
+    const host::ApplyProfile& profile = entry.second;
     INFO(profile.host);
     const host::ApplyOptions options{.no_bond = true};
     host::HostState state;
