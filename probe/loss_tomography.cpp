@@ -51,13 +51,7 @@ std::vector<DirectedCable> trace_of(const FabricIndex& f, PortRef out, const std
 
 class EvidenceBuilder {
  public:
-  EvidenceBuilder(const FabricIndex& f, LossEvidence& e) : f_(f), bp_(f.blueprint()), e_(e) {
-    for (std::size_t i = 0; i < bp_.cables.size(); ++i) {
-      const Cable& c = bp_.cables[i];
-      if (c.kind == CableKind::tor_agg) tor_agg_[{c.a_device, c.z_device}] = static_cast<int>(i);
-      if (c.kind == CableKind::tor_agg) uplinks_[c.a_device].push_back(static_cast<int>(i));
-    }
-  }
+  EvidenceBuilder(const FabricIndex& f, LossEvidence& e) : f_(f), bp_(f.blueprint()), e_(e) {}
 
   std::vector<DirectedCable> trace(PortRef out, const std::vector<ObservedHop>& hops, PortRef end) const {
     return trace_of(f_, out, hops, end);
@@ -99,7 +93,7 @@ class EvidenceBuilder {
     std::vector<DirectedCable> known;
     int group = -1;
     int unseen = 0;
-    bool traced = true;  // from a trace; false: from the plan's cables, which a miswire belies
+    bool traced = true;  // false: no trace shows it, and it is no evidence
   };
 
   DirectedCable link(PortRef from, PortRef to) const { return link_of(f_, from, to); }
@@ -108,40 +102,6 @@ class EvidenceBuilder {
     if (!port.valid()) return -1;
     const CableEnd e = f_.cable_at(port);
     return e.cable < 0 ? -1 : e.cable * 2 + (toward ? 1 - e.end : e.end);
-  }
-
-  // The alternatives from ToR `from` to ToR `to` of one pod: up any of
-  // `from`'s uplinks, down the aggregation switch's cable to `to`.
-  int tor_group(int from, int to) {
-    auto [it, fresh] = tor_groups_.try_emplace({from, to}, -1);
-    if (!fresh) return it->second;
-    std::vector<std::vector<DirectedCable>> paths;
-    for (int up : uplinks_[from]) {
-      auto down = tor_agg_.find({to, bp_.cables[up].z_device});
-      if (down != tor_agg_.end()) paths.push_back({up * 2, down->second * 2 + 1});
-    }
-    if (!paths.empty()) {
-      it->second = static_cast<int>(e_.groups.size());
-      e_.groups.push_back(std::move(paths));
-    }
-    return it->second;
-  }
-  // What every path from `from` (a host port) to `to` (a host port) crosses.
-  Half unknown_half(PortRef from, PortRef to) {
-    Half h;
-    h.traced = false;
-    for (DirectedCable l : {away(from), away(to, true)}) {
-      if (l >= 0) h.known.push_back(l);
-    }
-    const PortRef a = f_.far_end(from), b = f_.far_end(to);
-    if (!a.valid() || !b.valid() || a.device == b.device) return h;
-    if (bp_.devices[a.device].pod == bp_.devices[b.device].pod) {
-      h.group = tor_group(a.device, b.device);
-      if (h.group < 0) h.unseen = 2;
-    } else {
-      h.unseen = 4;  // up, to the core, down, to the ToR: too many alternatives to name
-    }
-    return h;
   }
 
   // Only traced paths are evidence: a probe no trace speaks for may have
@@ -174,12 +134,6 @@ class EvidenceBuilder {
     if (src < 0 || dst < 0) return;
     const PortRef sender{src, f_.port_by_name(src, o.src_port)};
     if (!sender.valid()) return;
-    const RoundTrip trip = round_trip(f_, sender, dst, f_.nic_of_address(dst, o.dst_address));
-    PortRef arrival;
-    if (trip.arrival_cable >= 0) {
-      arrival = f_.end_of(trip.arrival_cable, 0).device == dst ? f_.end_of(trip.arrival_cable, 0)
-                                                              : f_.end_of(trip.arrival_cable, 1);
-    }
     const ProbeKey key{listener_run(o.run), o.probe, o.src_address, o.src_udp_port};
     auto heard = heard_.find(key);
     Half there, back;
@@ -210,8 +164,9 @@ class EvidenceBuilder {
       back.known = trace({dst, f_.port_by_name(dst, r.src_port)}, r.hops, {src, f_.port_by_name(src, r.rx_port)});
       back_known = true;
     }
-    if (!there_known) there = unknown_half(sender, arrival);
-    if (!back_known) back = unknown_half(arrival, sender);
+    // A half no trace shows is no evidence (emit).
+    there.traced = there_known;
+    back.traced = back_known;
     const int k = std::max(1, o.attempt);
     if (listening_.count(dst)) {
       // The receiver's records say which attempts arrived: each half on its own.
@@ -247,9 +202,6 @@ class EvidenceBuilder {
   const FabricIndex& f_;
   const Blueprint& bp_;
   LossEvidence& e_;
-  std::map<std::pair<int, int>, int> tor_agg_;
-  std::map<int, std::vector<int>> uplinks_;
-  std::map<std::pair<int, int>, int> tor_groups_;
   std::map<ProbeKey, Heard> heard_;
   std::map<ProbeKey, const Observation*> replies_;
   using FlowKey = std::tuple<std::string, std::string, std::string, int>;  // sender, its port, destination, source port

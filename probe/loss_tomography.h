@@ -2,18 +2,17 @@
 // best explains which attempts of which probes came back.
 //
 // Every attempt of a probe is a transmission over the directed cables of
-// its path; it comes back only if no crossing drops it. A received
-// probe's path is its trace (the reply's trace for the way back); a lost
-// one took the path its source port takes (the same probe's answered
-// attempt, or the receiver's record of its arrival), and where that is
-// unknown the cables every path of the pair crosses (the host cables)
-// plus one of the ECMP alternatives, unknown which (the ToR's uplinks and
-// the aggregation switch's cable down). With receivers' records (which
-// attempts arrived) a round trip splits into its two halves, which is
-// what tells the two directions of a host cable apart: without them every
-// round trip crosses both, and their losses cannot be told apart. Only
-// paths a trace shows count, and switch probes not at all (their answers
-// come back by a path no trace shows).
+// its path; it comes back only if no crossing drops it. Only a path a
+// trace shows counts: a received probe's trace (the reply's trace for the
+// way back), the receiver's record of its arrival, or the trace of
+// another probe of the same flow (sender port, destination and source
+// port hash alike). A probe no trace speaks for may have been lost to a
+// miswire or a dark cable, the diff's own findings, and is left out. With
+// receivers' records only the way there counts, attempt by attempt (a
+// late reply makes the sender retry though nothing was lost); without
+// them a round trip crosses both directions of a host cable, whose losses
+// cannot then be told apart. Switch probes are left out: their answers
+// come back by a path no trace shows.
 //
 // Localisation follows 007 (Arzani et al., NSDI 2018) and NetBouncer (Tan
 // et al., NSDI 2019): a uniform per-crossing background loss p0 is fitted
