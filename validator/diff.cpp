@@ -357,10 +357,61 @@ class Differ {
     if (bp_.cables[cable].kind == CableKind::agg_core && direction == 1) return false;
     auto it = groups_.find({bp_.cables[cable].a_device, bp_.cables[cable].kind});
     if (it == groups_.end() || it->second.size() < 2) return false;
+    if (bp_.cables[cable].kind == CableKind::tor_agg && direction == 1) {
+      return std::exp(-expected_down(cable)) < o_.miss_probability;
+    }
     int64_t total = 0;
     for (int member : it->second) total += w_.cables[member].dir[direction].received;
     double n = static_cast<double>(it->second.size());
     return std::pow(1.0 - 1.0 / n, static_cast<double>(total)) < o_.miss_probability;
+  }
+
+  // Down a ToR's uplink comes what other ToRs hashed up to its aggregation
+  // switch for this ToR's hosts: per source ToR, its traces down to this
+  // one, times the share of its working uplinks (seen carrying traffic up)
+  // that reach the switch. Faults elsewhere in the run (a dark or miswired
+  // cable into the switch) lower it, and a silence they explain is then
+  // no evidence: traffic the uniform hash over the group would promise
+  // never came this way.
+  double expected_down(int cable) const {
+    const Cable& c = bp_.cables[cable];
+    auto sources = traces_to_.find(c.a_device);
+    if (sources == traces_to_.end()) return 0;
+    double lambda = 0;
+    for (const auto& [source, traces] : sources->second) {
+      auto up = groups_.find({source, CableKind::tor_agg});
+      if (up == groups_.end()) continue;
+      int working = 0, to_switch = 0;
+      for (int u : up->second) {
+        if (w_.cables[u].dir[0].received == 0) continue;
+        ++working;
+        if (bp_.cables[u].z_device == c.z_device) ++to_switch;
+      }
+      if (working > 0) lambda += static_cast<double>(traces) * to_switch / working;
+    }
+    return lambda;
+  }
+
+  // The uniform hash's promise for a ToR's downward group: what silence
+  // would have meant had every switch of the group got its share.
+  bool uniform_says_enough(int cable, int direction) const {
+    auto it = groups_.find({bp_.cables[cable].a_device, bp_.cables[cable].kind});
+    if (it == groups_.end() || it->second.size() < 2) return false;
+    int64_t total = 0;
+    for (int member : it->second) total += w_.cables[member].dir[direction].received;
+    return std::pow(1.0 - 1.0 / static_cast<double>(it->second.size()), static_cast<double>(total)) < o_.miss_probability;
+  }
+
+  // The cables into aggregation switch `agg` from ToRs other than
+  // `except` that this run found at fault or saw carry nothing up.
+  std::vector<int> starved_by(int agg, int except) const {
+    std::vector<int> out;
+    for (size_t i = 0; i < bp_.cables.size(); ++i) {
+      const Cable& c = bp_.cables[i];
+      if (c.kind != CableKind::tor_agg || c.z_device != agg || c.a_device == except) continue;
+      if (faulted_[i] || w_.cables[i].dir[0].received == 0) out.push_back(static_cast<int>(i));
+    }
+    return out;
   }
 
   bool enough(int cable, int direction) const {
@@ -399,6 +450,7 @@ class Differ {
         groups_[{c.a_device, c.kind}].push_back(static_cast<int>(i));
       }
     }
+    for (const auto& [pair, traces] : w_.tor_to_tor) traces_to_[pair.second].emplace_back(pair.first, traces);
     auto& s = r_.summary;
     for (size_t i = 0; i < bp_.cables.size(); ++i) {
       int cable = static_cast<int>(i);
@@ -460,6 +512,26 @@ class Differ {
         } else {
           ++coverage.unobserved;
           const bool core_down = c.kind == CableKind::agg_core && !w_.inter_pod && dead == 1;
+          // Silent down a ToR uplink that the uniform hash would have
+          // filled: the run's own faults starved its switch.
+          const std::vector<int> starved = c.kind == CableKind::tor_agg && dead == 1 && uniform_says_enough(cable, 1)
+                                               ? starved_by(c.z_device, c.a_device)
+                                               : std::vector<int>{};
+          if (!starved.empty()) {
+            std::string names;
+            for (size_t k = 0; k < starved.size(); ++k) {
+              names += (k == 0 ? "" : k + 1 == starved.size() ? " and " : ", ") + id(starved[k]);
+            }
+            add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
+                fmt::format("cable {} ({} -- {}) was seen {} -> {} only, and that is no fault of its own: "
+                            "little traffic for {}'s hosts reached {}, because {} {} carried nothing up to it "
+                            "in this run (see {}); fix {} and verify again", c.id, a, z, to, from,
+                            dev(f_.end_of(cable, 0)).name, dev(f_.end_of(cable, 1)).name,
+                            starved.size() == 1 ? "cable" : "cables", names,
+                            starved.size() == 1 ? "its finding" : "their findings",
+                            starved.size() == 1 ? "it" : "them"));
+            continue;
+          }
           add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
               core_down ? fmt::format("cable {} ({} -- {}) was seen {} -> {} only: within one pod no probe "
                                       "crosses a core downward; give the BGP or LLDP dumps of both ends "
@@ -522,6 +594,7 @@ class Differ {
   std::set<int> probed_tors_, probed_pods_;
   std::set<int> scope_hosts_, scope_tors_, scope_pods_;
   std::map<std::pair<int, CableKind>, std::vector<int>> groups_;
+  std::map<int, std::vector<std::pair<int, int64_t>>> traces_to_;  // ToR -> (source ToR, traces via the agg tier)
 };
 
 }  // namespace

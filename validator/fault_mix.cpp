@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <set>
+#include <tuple>
 
 namespace hpn::validator {
 
@@ -25,36 +27,61 @@ PortRef spare_port(const FabricIndex& f, int device, std::set<PortRef>& taken) {
 }  // namespace
 
 std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<WiredCable>& wiring, int count,
-                                         std::mt19937_64& random) {
+                                         std::mt19937_64& random, bool losses) {
   const Blueprint& bp = f.blueprint();
   std::map<int, std::vector<int>> host_cables, uplinks;  // ToR -> its cables
   std::map<std::pair<int, int>, std::vector<int>> aggs_by_plane;  // (pod, plane) -> aggregation switches
+  std::map<std::tuple<int, int, int>, std::vector<int>> tors_by_rail;  // (pod, rail, plane) -> ToRs
   for (size_t i = 0; i < bp.cables.size(); ++i) {
     const Cable& c = bp.cables[i];
     if (c.kind == CableKind::host_tor) host_cables[c.z_device].push_back(static_cast<int>(i));
     if (c.kind == CableKind::tor_agg) uplinks[c.a_device].push_back(static_cast<int>(i));
   }
   for (size_t d = 0; d < bp.devices.size(); ++d) {
-    if (bp.devices[d].role == Role::agg) aggs_by_plane[{bp.devices[d].pod, bp.devices[d].plane}].push_back(static_cast<int>(d));
+    const Device& dev = bp.devices[d];
+    if (dev.role == Role::agg) aggs_by_plane[{dev.pod, dev.plane}].push_back(static_cast<int>(d));
+    if (dev.role == Role::tor) tors_by_rail[{dev.pod, dev.rail, dev.plane}].push_back(static_cast<int>(d));
   }
   std::vector<int> tors;
   for (const auto& [tor, cables] : host_cables) tors.push_back(tor);
   std::shuffle(tors.begin(), tors.end(), random);
+  std::set<int> used;  // ToRs and hosts a fault touches: no two faults meet there
   std::set<PortRef> taken;
   std::vector<InjectedFault> out;
   auto pick = [&](const std::vector<int>& v) { return v[std::uniform_int_distribution<size_t>(0, v.size() - 1)(random)]; };
-  static const char* const kinds[] = {"down", "drop", "swap", "wrong-port", "wrong-device", "loss", "loss", "loss"};
+  // A ToR other than `tor` that no fault touches yet and `fits`, at random.
+  auto partner = [&](int tor, const std::function<bool(int)>& fits) {
+    std::vector<int> free;
+    for (int t : tors) {
+      if (t != tor && !used.count(t) && fits(t)) free.push_back(t);
+    }
+    return free.empty() ? -1 : pick(free);
+  };
+  // A host cable of `tor` whose host no fault touches yet.
+  auto free_host_cable = [&](int tor) {
+    std::vector<int> free;
+    for (int c : host_cables[tor]) {
+      if (!used.count(bp.cables[c].a_device)) free.push_back(c);
+    }
+    return free.empty() ? -1 : pick(free);
+  };
+  static const char* const kinds[] = {"down",           "drop",          "swap",  "wrong-port", "wrong-device",
+                                      "rail-exchange",  "plane-exchange", "other-segment", "loss", "loss", "loss"};
   static const int rates[] = {2, 5, 30};
   for (int tor : tors) {
     if (static_cast<int>(out.size()) >= count) break;
-    const std::string what = kinds[std::uniform_int_distribution<int>(0, 7)(random)];
-    const bool on_uplink = what == "wrong-port" || what == "wrong-device" ||
-                           (what != "swap" && std::uniform_int_distribution<int>(0, 1)(random) == 1);
-    const int cable = on_uplink ? pick(uplinks[tor]) : pick(host_cables[tor]);
+    if (used.count(tor)) continue;
+    const std::string what = kinds[std::uniform_int_distribution<int>(0, losses ? 10 : 7)(random)];
+    const bool on_uplink = what == "wrong-port" || what == "wrong-device" || what == "plane-exchange" ||
+                           (what != "swap" && what != "rail-exchange" && what != "other-segment" &&
+                            std::uniform_int_distribution<int>(0, 1)(random) == 1);
+    const int cable = on_uplink ? pick(uplinks[tor]) : free_host_cable(tor);
+    if (cable < 0) continue;
     const int direction = std::uniform_int_distribution<int>(0, 1)(random);
     const char* way = direction == 0 ? "a-z" : "z-a";
+    const Device& t = bp.devices[tor];
     InjectedFault fault;
-    fault.cables = {cable};
+    std::vector<int> touched{tor};
     if (what == "down") {
       wiring[cable].fault = "down";
       fault = {"missing", "down", {cable}, -1};
@@ -66,10 +93,40 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       wiring[cable].fault = fmt::format("loss-{}:{}", way, rate);
       fault = {"lossy", wiring[cable].fault, {cable}, direction};
     } else if (what == "swap") {
-      int other = cable;
-      while (other == cable) other = pick(host_cables[tor]);
+      int other = -1;
+      for (int tries = 0; tries < 8 && (other < 0 || other == cable); ++tries) other = free_host_cable(tor);
+      if (other < 0 || other == cable) continue;
       std::swap(wiring[cable].z, wiring[other].z);
       fault = {"swapped", "swap", {std::min(cable, other), std::max(cable, other)}, -1};
+      touched.push_back(bp.cables[other].a_device);
+    } else if (what == "rail-exchange" || what == "plane-exchange") {
+      // Two cables exchanged at their z-ends across rails (host cables of
+      // ToRs of two rails) or planes (uplinks of ToRs of the two planes):
+      // one violation naming both.
+      const bool rails = what == "rail-exchange";
+      const int other_tor = partner(tor, [&](int o) {
+        const Device& d = bp.devices[o];
+        return d.pod == t.pod && (rails ? d.rail != t.rail && d.plane == t.plane : d.plane != t.plane);
+      });
+      if (other_tor < 0) continue;
+      const int other = rails ? free_host_cable(other_tor) : pick(uplinks[other_tor]);
+      if (other < 0) continue;
+      std::swap(wiring[cable].z, wiring[other].z);
+      fault = {rails ? "rail-violation" : "plane-violation", what, {std::min(cable, other), std::max(cable, other)}, -1};
+      touched.push_back(other_tor);
+      touched.push_back(bp.cables[other].a_device);
+    } else if (what == "other-segment") {
+      // A host cable on a spare port of the same rail's ToR in another segment.
+      const int other_tor = partner(tor, [&](int o) {
+        const Device& d = bp.devices[o];
+        return d.pod == t.pod && d.rail == t.rail && d.plane == t.plane && d.segment != t.segment;
+      });
+      if (other_tor < 0) continue;
+      const PortRef spare = spare_port(f, other_tor, taken);
+      if (!spare.valid()) continue;
+      wiring[cable].z = spare;
+      fault = {"wrong-device", what, {cable}, -1};
+      touched.push_back(other_tor);
     } else {
       const int agg = bp.cables[cable].z_device;
       int to = agg;
@@ -90,6 +147,8 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       wiring[cable].z = spare;
       fault = {what, what, {cable}, -1};
     }
+    if (bp.cables[cable].kind == CableKind::host_tor) touched.push_back(bp.cables[cable].a_device);
+    used.insert(touched.begin(), touched.end());
     out.push_back(std::move(fault));
   }
   return out;

@@ -16,18 +16,23 @@
 namespace hpn::validator {
 
 struct InjectedFault {
-  std::string kind;           // the finding it should give: missing, unidirectional, swapped, wrong-port, wrong-device, lossy
+  std::string kind;           // the finding it should give: missing, unidirectional, swapped, wrong-port,
+                              // wrong-device, rail-violation, plane-violation, lossy
   std::string fault;          // what was done, for messages: "down", "drop-a-z", "loss-z-a:5", "swap", ...
   std::vector<int> cables;    // the cables the finding should name, ascending
   int direction = -1;         // lossy: the lossy direction
 };
 
-// `count` faults on distinct ToRs (so that no two meet at a switch and each
-// has one right answer), on host and ToR-aggregation cables, drawn with
-// `random`, applied to `wiring`. Loss faults lose 2%, 5% or 30% of one
-// direction. A kind the fabric has no room for (a spare port) is skipped.
+// `count` faults on distinct ToRs and hosts (so that no two meet at a ToR
+// and each has one right answer), on host and ToR-aggregation cables,
+// drawn with `random`, applied to `wiring`: dark cables, one-way breaks,
+// swaps at a ToR, cables on the wrong port or aggregation switch, host
+// cables exchanged across rails, uplinks exchanged across planes, a host
+// cable on the same rail's ToR of another segment, and one-way loss of
+// 2%, 5% or 30%. A kind the fabric has no room for (a spare port, a
+// partner ToR) is skipped. `losses` false: miswires and breaks only.
 std::vector<InjectedFault> inject_faults(const FabricIndex& fabric, std::vector<WiredCable>& wiring, int count,
-                                         std::mt19937_64& random);
+                                         std::mt19937_64& random, bool losses = true);
 
 struct DiagnosisScore {
   int faults = 0, named = 0;          // faults, and of them named exactly

@@ -35,8 +35,10 @@ class Collector {
     }
     ++w_.received;
     PortRef out = sender;
+    TierWalk walk{this};
     for (const auto& hop : o.hops) {
       int device = hop.node_id < 0 ? -1 : f_.device_by_node_id(hop.node_id);
+      walk.step(device);
       PortRef in{device, f_.port_by_id(device, hop.ingress_if)};
       link(out, in);
       out = {device, f_.port_by_id(device, hop.egress_if)};
@@ -48,6 +50,22 @@ class Collector {
   }
 
  private:
+  // The switches of a trace in order, counting ToR -> aggregation -> ToR
+  // passages into Witnesses::tor_to_tor.
+  struct TierWalk {
+    Collector* c;
+    int before = -1, last = -1;
+    void step(int device) {
+      if (device >= 0 && before >= 0 && last >= 0) {
+        const auto& d = c->f_.blueprint().devices;
+        if (d[before].role == Role::tor && d[last].role == Role::agg && d[device].role == Role::tor) {
+          ++c->w_.tor_to_tor[{before, device}];
+        }
+      }
+      before = last;
+      last = device;
+    }
+  };
   // A probe a switch quoted in an ICMPv6 error: every link from the
   // sender's port to the switch that answered (its last hop); nothing comes
   // back through the fabric with a trace, so only these directions are
@@ -86,8 +104,10 @@ class Collector {
     ++w_.received;
     PortRef out;
     bool first = true;
+    TierWalk walk{this};
     for (const auto& hop : o.hops) {
       int device = hop.node_id < 0 ? -1 : f_.device_by_node_id(hop.node_id);
+      walk.step(device);
       PortRef in{device, f_.port_by_id(device, hop.ingress_if)};
       if (!first) link(out, in);
       if (first) credit_first_cable(in, o.src_address);

@@ -65,6 +65,11 @@ struct Witnesses {
   // how many, port indexes of the core's panel. What core-rules.csv says
   // of the same (core, in-port, pod) is the diff's to check.
   std::map<std::tuple<int, int, int, int>, int64_t> core_hops;
+  // Traces that went up from one ToR through an aggregation switch and
+  // down to another: (source ToR, destination ToR) -> how many. Where the
+  // traffic down a ToR's uplinks came from, which decides what their
+  // silence means (diff.cpp).
+  std::map<std::pair<int, int>, int64_t> tor_to_tor;
   // Every attempt of every probe, by the directed cables it crossed: what
   // the loss estimate (probe/loss_tomography.h) works from.
   probe::LossEvidence loss;
