@@ -50,6 +50,13 @@ class Differ {
     return severity == "critical" ? 0 : severity == "warning" ? 1 : 2;
   }
 
+  // An observed link as text, the lower tier's end first (host, ToR,
+  // aggregation, core), as the plan writes its cables.
+  std::string link_text(PortRef x, PortRef y) const {
+    if (std::tie(dev(y).role, dev(y).name) < std::tie(dev(x).role, dev(x).name)) std::swap(x, y);
+    return f_.name(x) + " -- " + f_.name(y);
+  }
+
   std::string ends(int cable) const {
     return f_.name(f_.end_of(cable, 0)) + " -- " + f_.name(f_.end_of(cable, 1));
   }
@@ -77,15 +84,16 @@ class Differ {
     const Device& b = dev(y);
     std::vector<int> cables;
     if (cable >= 0) cables.push_back(cable);
-    std::string observed = f_.name(x) + " -- " + f_.name(y);
+    std::string observed = link_text(x, y);
     std::string expected = cable >= 0 ? ends(cable) : "no cable";
     if (a.role == Role::host && b.role == Role::tor) {
       const PanelPort& port = f_.port(x);
       if (port.nic > 0 && b.rail != port.nic) {
         add("rail-violation", "critical", cables, expected, observed,
-            fmt::format("{}: NIC {} is cabled to {}, a ToR of rail {}; NIC {} belongs on rail {}{}",
-                        f_.name(x), port.nic, b.name, b.rail, port.nic, port.nic,
-                        cable >= 0 ? fmt::format(" ({})", f_.name(f_.far_end(x))) : ""));
+            fmt::format("{} {} (NIC {}) lands on {}, a ToR of rail {}; NIC {} belongs on rail {}{}",
+                        cable >= 0 ? "cable " + id(cable) + " from" : "an unplanned cable from", f_.name(x), port.nic,
+                        f_.name(y), b.rail, port.nic, port.nic,
+                        cable >= 0 ? fmt::format(": move it to {}", f_.name(f_.far_end(x))) : ": remove it"));
         return true;
       }
       // Port k of a NIC on plane k: its planned ToR says which plane is right.
@@ -93,24 +101,26 @@ class Differ {
       int want = planned.valid() ? dev(planned).plane : kNone;
       if (port.nic > 0 && dual_plane_ && want != kNone && b.plane != want) {
         add("plane-violation", "critical", cables, expected, observed,
-            fmt::format("{} is cabled to {} in plane {}, so both ports of NIC {} reach one plane; "
+            fmt::format("cable {} from {} lands on {} in plane {}, so both ports of NIC {} reach one plane; "
                         "move it to {} in plane {}",
-                        f_.name(x), f_.name(y), b.plane, port.nic, f_.name(planned), want));
+                        id(cable), f_.name(x), f_.name(y), b.plane, port.nic, f_.name(planned), want));
         return true;
       }
     }
     if (a.role == Role::agg && b.role == Role::core && a.plane != b.plane && dual_plane_) {
       add("plane-violation", "critical", cables, expected, observed,
-          fmt::format("{} (plane {}) is cabled to {} in plane {}: the core keeps the planes apart, an "
+          fmt::format("{} {} (plane {}) lands on {} in plane {}: the core keeps the planes apart, an "
                       "aggregation switch's uplinks stay in its own plane; move it to {}",
-                      f_.name(x), a.plane, f_.name(y), b.plane,
+                      cable >= 0 ? "cable " + id(cable) + " from" : "an unplanned cable from", f_.name(x), a.plane,
+                      f_.name(y), b.plane,
                       cable >= 0 ? f_.name(f_.far_end(x)) : "a plane-" + std::to_string(a.plane) + " core"));
       return true;
     }
     if (a.role == Role::tor && b.role == Role::agg && a.plane != b.plane && dual_plane_) {
       add("plane-violation", "critical", cables, expected, observed,
-          fmt::format("{} (plane {}) is cabled to {} in plane {}: a ToR's uplinks stay in its own "
-                      "plane; move it to {}", f_.name(x), a.plane, f_.name(y), b.plane,
+          fmt::format("{} {} (plane {}) lands on {} in plane {}: a ToR's uplinks stay in its own "
+                      "plane; move it to {}", cable >= 0 ? "cable " + id(cable) + " from" : "an unplanned cable from",
+                      f_.name(x), a.plane, f_.name(y), b.plane,
                       cable >= 0 ? f_.name(f_.far_end(x)) : "a plane-" + std::to_string(a.plane) + " switch"));
       return true;
     }
@@ -173,7 +183,7 @@ class Differ {
             return f_.port(a.device == device ? a : f_.end_of(cable, 1)).name;
           };
           const std::string expected = ends(first) + "; " + ends(second);
-          const std::string observed = f_.name(x) + " -- " + f_.name(y) + "; " + f_.name(px) + " -- " + f_.name(py);
+          const std::string observed = link_text(x, y) + "; " + link_text(px, py);
           // Across rails or planes the exchange breaks HPN's layout: that is
           // the finding, and the exchange back is its fix.
           std::string across = crossing(x, y);
@@ -208,16 +218,16 @@ class Differ {
       }
       if (invariant(x, y, ex.cable)) continue;
       if (ex.cable < 0) {
-        add("unplanned", "warning", {}, "no cable", f_.name(x) + " -- " + f_.name(y),
+        add("unplanned", "warning", {}, "no cable", link_text(x, y),
             fmt::format("an unplanned cable joins {} and {}; remove it", f_.name(x), f_.name(y)));
         continue;
       }
       if (px.valid() && y.device == px.device) {
-        add("wrong-port", "critical", {ex.cable}, ends(ex.cable), f_.name(x) + " -- " + f_.name(y),
+        add("wrong-port", "critical", {ex.cable}, ends(ex.cable), link_text(x, y),
             fmt::format("cable {} from {} lands on {} port {}; move it to port {}", id(ex.cable),
                         f_.name(x), dev(y).name, f_.port(y).name, f_.port(px).name));
       } else {
-        add("wrong-device", "critical", {ex.cable}, ends(ex.cable), f_.name(x) + " -- " + f_.name(y),
+        add("wrong-device", "critical", {ex.cable}, ends(ex.cable), link_text(x, y),
             fmt::format("cable {} from {} lands on {} instead of {}; re-run it to {}", id(ex.cable),
                         f_.name(x), f_.name(y), f_.name(px), f_.name(px)));
       }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "blueprint/mac.h"
+#include "golden_messages.h"
 #include "lab_fixture.h"
 #include "validator/bgp.h"
 
@@ -241,6 +242,7 @@ TEST_CASE("validator/bgp: a peer that speaks another AS than the plan gives it i
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
   CHECK(f.kind == "wrong-asn");
+  hpn::test::check_golden_message(lab.plan.blueprint, f);
   CHECK(f.expected == agg.device + " in AS " + std::to_string(asn(lab, agg.device)));
   CHECK(f.observed == agg.device + " in AS 64999");
   CHECK(f.message == "the BGP session on tor-p0-s01-r2b:etp7 reaches " + agg.device + " in AS 64999, but the plan gives " +
@@ -275,7 +277,8 @@ TEST_CASE("validator/bgp: an aggregation uplink moved to the other plane's core 
   const auto& f = r.findings[0];
   CHECK(f.kind == "plane-violation");
   CHECK(ids(lab, f) == std::vector<std::string>{cable_id(lab, agg.device, agg.port)});
-  CHECK(f.message == "agg-p0-1-00:etp7 (plane 1) is cabled to core-2-00:etp5 in plane 2: the core keeps the planes "
+  CHECK(f.message == "cable " + cable_id(lab, agg.device, agg.port) +
+                     " from agg-p0-1-00:etp7 (plane 1) lands on core-2-00:etp5 in plane 2: the core keeps the planes "
                      "apart, an aggregation switch's uplinks stay in its own plane; move it to " + was.device + ":" +
                      was.port);
 }

@@ -4,6 +4,8 @@
 // cable; the rule is looked up in the blueprint, never in the checker.
 #include <catch2/catch.hpp>
 
+#include "golden_messages.h"
+
 #include <set>
 
 #include "planner/plan_fixture.h"
@@ -129,6 +131,7 @@ TEST_CASE("validator/core rules: a trace that leaves by another port is a core-r
   REQUIRE(found.size() == 1);
   const auto& f = *found[0];
   CHECK(f.severity == "critical");
+  hpn::test::check_golden_message(pods.bp(), f);
   CHECK(std::set<int>(f.cables.begin(), f.cables.end()) == std::set<int>{left, rule});
   const auto& bp = pods.bp();
   const Cable& gone = bp.cables[left];

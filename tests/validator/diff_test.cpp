@@ -154,8 +154,9 @@ TEST_CASE("validator/diff: both ports of a NIC on one ToR is a plane violation")
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "plane-violation");
   CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
-  CHECK(r.findings[0].message == "host-p0-s00-h000:nic1p2 is cabled to tor-p0-s00-r1a:etp9 in plane 1, so both "
-                                 "ports of NIC 1 reach one plane; move it to tor-p0-s00-r1b:etp1a in plane 2");
+  CHECK(r.findings[0].message == "cable " + lab.bp().cables[c].id + " from host-p0-s00-h000:nic1p2 lands on "
+                                 "tor-p0-s00-r1a:etp9 in plane 1, so both ports of NIC 1 reach one plane; move it to "
+                                 "tor-p0-s00-r1b:etp1a in plane 2");
 }
 
 TEST_CASE("validator/diff: a NIC on another rail's ToR is a rail violation") {

@@ -11,6 +11,7 @@
 #include "planner/plan.h"
 #include "planner/spec_loader.h"
 #include "probe/probe_plan.h"
+#include "golden_messages.h"
 #include "test_util.h"
 #include "validator/fault_mix.h"
 
@@ -134,6 +135,7 @@ TEST_CASE("validator/fault mix: a silence the run's own faults explain is unobse
                            [&](const auto& f) { return f.cables == std::vector<int>{c}; });
     REQUIRE(it != report.findings.end());
     CHECK(it->kind == "unobserved");
+    if (c == quiet.front()) test::check_golden_message(bp, *it, "starved");
     CHECK(it->message == fmt::format("cable {} ({}:etp6 -- agg-p1-2-01:{}) was seen {}:etp6 -> agg-p1-2-01:{} only, "
                                      "and that is no fault of its own: little traffic for {}'s hosts reached "
                                      "agg-p1-2-01, because cables {} and {} carried nothing up to it in this run "
