@@ -72,7 +72,7 @@ int run(const ImpactArgs& a) {
     for (const auto& c : target->cables) failures.push_back({Failure::Kind::cable, cable_index.at(c.cable_id)});
   }
 
-  const ImpactReport report = assess_impact(index, failures);
+  const ImpactReport report = assess_impact(bp.value(), failures);
   if (a.format == "json") {
     std::cout << impact_json(bp.value(), report).dump(2) << '\n';
   } else {

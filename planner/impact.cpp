@@ -144,8 +144,7 @@ OutageKind outage_kind(const Blueprint& bp, const std::set<std::string>& causes,
 
 }  // namespace
 
-ImpactReport assess_impact(const FabricIndex& index, const std::vector<Failure>& failures) {
-  const Blueprint& bp = index.blueprint();
+ImpactReport assess_impact(const Blueprint& bp, const std::vector<Failure>& failures) {
   ImpactReport report;
   std::set<std::pair<Failure::Kind, int>> seen;
   for (const auto& f : failures) {
@@ -175,6 +174,12 @@ ImpactReport assess_impact(const FabricIndex& index, const std::vector<Failure>&
   std::map<OutageKey, RailOutage> outages;
   for (size_t h = 0; h < bp.devices.size(); ++h) {
     if (host_cables[h].empty()) continue;
+    bool touched = out.device_down(static_cast<int>(h));
+    for (int c : host_cables[h]) {
+      const int tor = bp.cables[c].z_device;
+      touched = touched || out.down(c) || (uplinks[tor] > 0 && uplinks_up[tor] == 0);
+    }
+    if (!touched) continue;  // the common case, kept cheap: a plan summary asks on every plan
     HostImpact host;
     host.host = static_cast<int>(h);
     host.failed = out.device_down(host.host);
@@ -183,7 +188,8 @@ ImpactReport assess_impact(const FabricIndex& index, const std::vector<Failure>&
       const Cable& k = bp.cables[c];
       host.total_gbps += k.speed_gbps;
       if (out.down(c)) host.lost_gbps += k.speed_gbps;
-      by_rail[index.port(index.end_of(c, 0)).nic].push_back(c);
+      const Panel& panel = bp.panels[bp.devices[h].panel];
+      by_rail[panel.ports[panel.find(k.a_port)].nic].push_back(c);
     }
     bool changed = host.failed;
     for (const auto& [rail, cables] : by_rail) {

@@ -17,7 +17,6 @@
 #include <string_view>
 #include <vector>
 
-#include "blueprint/fabric_index.h"
 #include "blueprint/model.h"
 
 namespace hpn {
@@ -99,9 +98,8 @@ struct ImpactReport {
   int hosts_dark_on_a_rail() const;
 };
 
-// The cost of `failures` (each once; duplicates count once) on `index`'s
-// blueprint.
-ImpactReport assess_impact(const FabricIndex& index, const std::vector<Failure>& failures);
+// The cost of `failures` on `bp` (a failure given twice counts once).
+ImpactReport assess_impact(const Blueprint& bp, const std::vector<Failure>& failures);
 
 // "cable C0H00001 (host-p0-s00-h000:nic1p1 -> tor-p0-s00-r1a:etp1a)", "ToR tor-p0-s00-r1a".
 std::string describe(const Blueprint& bp, const Failure& failure);
