@@ -93,6 +93,14 @@ TEST_CASE("cli/impact: the default pod's host cable, ToR pair and the single-ToR
     r = run_hpnctl("impact --blueprint plan C9Z99999", cwd.path());
     CHECK(r.exit_code == 2);
     CHECK(r.err.find("hpnctl: impact: argument 1 'C9Z99999': no device or cable 'C9Z99999' in plan/blueprint.db") == 0);
+    // A core port kept for a pod not built yet has nothing to fail.
+    r = run_hpnctl("impact --blueprint plan core-1-00:etp100", cwd.path());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err == "hpnctl: impact: argument 1 'core-1-00:etp100': the port has no cable to fail\n");
+    // A cable ID followed by what is not its label is no label.
+    r = run_hpnctl("impact --blueprint plan 'C0H00001 host-p0-s00-h001:nic1p1'", cwd.path());
+    CHECK(r.exit_code == 2);
+    CHECK(r.err.find("no device or cable 'C0H00001 host-p0-s00-h001:nic1p1'") != std::string::npos);
     r = run_hpnctl("impact --blueprint plan --format csv C0H00001", cwd.path());
     CHECK(r.exit_code == 2);
     CHECK(r.err == "hpnctl: impact: --format 'csv': table or json\n");
