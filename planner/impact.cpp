@@ -189,7 +189,8 @@ ImpactReport assess_impact(const Blueprint& bp, const std::vector<Failure>& fail
       host.total_gbps += k.speed_gbps;
       if (out.down(c)) host.lost_gbps += k.speed_gbps;
       const Panel& panel = bp.panels[bp.devices[h].panel];
-      by_rail[panel.ports[panel.find(k.a_port)].nic].push_back(c);
+      const int port = panel.find(k.a_port);
+      by_rail[port < 0 ? kNone : panel.ports[port].nic].push_back(c);
     }
     bool changed = host.failed;
     for (const auto& [rail, cables] : by_rail) {
