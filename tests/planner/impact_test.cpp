@@ -140,6 +140,17 @@ TEST_CASE("impact: the default pod, one host cable, one ToR, one aggregation and
     CHECK(r.outages[0].rail == 3);
     CHECK(r.hosts_dark_on_a_rail() == 1);
   }
+  SECTION("a host that fails is failed, not cut off a rail; a front-end leaf costs the back end nothing") {
+    const auto host = assess_impact(bp, {dev(bp, "host-p0-s00-h005")});
+    REQUIRE(host.hosts.size() == 1);
+    CHECK(host.hosts[0].failed);
+    CHECK(host.hosts[0].lost_gbps == 3200);
+    CHECK(host.outages.empty());
+    const auto leaf = assess_impact(bp, {dev(bp, "fe-p0-s00-l0a")});
+    CHECK(leaf.frontend_failures == 1);
+    CHECK(leaf.hosts.empty());
+    CHECK(leaf.capacity.empty());
+  }
   SECTION("every aggregation switch of plane 1: the plane-1 ports reach only their segment") {
     std::vector<Failure> all;
     for (int j = 0; j < 60; ++j) all.push_back(dev(bp, fmt::format("agg-p0-1-{:02}", j)));
