@@ -16,6 +16,7 @@
 #include "cli/help_format.h"
 #include "cli/export_command.h"
 #include "cli/host_command.h"
+#include "cli/impact_command.h"
 #include "cli/lab_command.h"
 #include "cli/plan_command.h"
 #include "cli/probe_command.h"
@@ -132,6 +133,7 @@ int main(int argc, char** argv) {
   int exit_code = -1;
   add_plan_commands(app, exit_code);
   add_query_commands(app, exit_code);
+  add_impact_command(app, exit_code);
   add_verify_command(app, exit_code);
   add_lab_commands(app, exit_code);
   add_probe_commands(app, exit_code);

@@ -17,6 +17,7 @@
 #include "blueprint/pull_list.h"
 #include "blueprint/render.h"
 #include "blueprint/store.h"
+#include "blueprint/target.h"
 #include "planner/diagnostics.h"
 
 namespace hpn::cli {
@@ -140,59 +141,18 @@ int run_cables(const CableOptions& o) {
   return kOk;
 }
 
-int run_cable(const std::string& target, const QueryOptions& o) {
+int run_cable(const std::string& text, const QueryOptions& o) {
   hpn::OutputFormat format;
   if (!hpn::parse_format(o.format, format)) return fail(kInputError, "--format must be table, json or csv");
   auto store = hpn::BlueprintStore::open(o.blueprint);
   if (!store) return fail(kInputError, store.error().message);
-  std::string device = target;
-  std::optional<std::string> port;
-  if (auto colon = target.find(':'); colon != std::string::npos) {
-    device = target.substr(0, colon);
-    port = target.substr(colon + 1);
-  }
-  auto found = store->device(device);
-  if (!found) return fail(kInputError, found.error().message);
-  if (!found.value() && !port) {
-    // The ID on the label in the technician's hand: shown from its a-end.
-    auto by_id = store->cable(target);
-    if (!by_id) return fail(kInputError, by_id.error().message);
-    if (by_id.value()) {
-      const std::string a = by_id.value()->a_device;
-      hpn::render_cables(a, {*by_id.value()}, format, std::cout);
-      return kOk;
-    }
-  }
-  if (!found.value()) {
-    return fail(kInputError, fmt::format("no device or cable '{}' in {}", device, store->path()));
-  }
-  std::vector<std::string> lanes;  // a cage named for its breakout lanes: etp1 -> etp1a, etp1b
-  if (port) {
-    auto has = store->has_port(device, *port);
-    if (!has) return fail(kInputError, has.error().message);
-    // A cage broken out carries its cables on its lanes.
-    auto direct = store->cables_of(device, port);
-    if (!direct) return fail(kInputError, direct.error().message);
-    if (direct->empty()) {
-      auto cage = store->lanes_of(device, *port);
-      if (!cage) return fail(kInputError, cage.error().message);
-      lanes = std::move(cage.value());
-    }
-    if (!has.value() && lanes.empty()) return fail(kInputError, fmt::format("device '{}' has no port '{}'", device, *port));
-  }
-  std::vector<hpn::CableRow> all;
-  for (const auto& p : lanes.empty() ? std::vector<std::optional<std::string>>{port}
-                                     : std::vector<std::optional<std::string>>(lanes.begin(), lanes.end())) {
-    auto rows = store->cables_of(device, p);
-    if (!rows) return fail(kInputError, rows.error().message);
-    all.insert(all.end(), rows->begin(), rows->end());
-  }
-  auto rows = hpn::Result<std::vector<hpn::CableRow>>(std::move(all));
-  if (rows->empty() && format == hpn::OutputFormat::table) {
-    std::cout << fmt::format("{}{} has no cable\n", device, port ? ":" + *port : "");
+  auto target = hpn::find_target(store.value(), text);
+  if (!target) return fail(kInputError, target.error().message);
+  if (target->cables.empty() && format == hpn::OutputFormat::table) {
+    std::cout << fmt::format("{}{} has no cable\n", target->device, target->port ? ":" + *target->port : "");
     return kOk;
   }
-  hpn::render_cables(device, rows.value(), format, std::cout);
+  hpn::render_cables(target->device, target->cables, format, std::cout);
   return kOk;
 }
 
@@ -227,7 +187,7 @@ void add_query_commands(CLI::App& app, int& exit_code) {
   auto cable_target = std::make_shared<std::string>();
   auto* cable_cmd = app.add_subcommand("cable", "Show the cables of a device or port and their far ends");
   cable_cmd->add_option("target", *cable_target,
-                        "DEVICE, DEVICE:PORT (a cage's name gives its breakout lanes) or a cable ID (C0H00001)")
+                        "DEVICE, DEVICE:PORT (a cage's name gives its breakout lanes), a cable ID (C0H00001) or its label")
       ->required();
   cable_cmd->add_option("--blueprint", cable->blueprint, "Plan directory")->capture_default_str();
   with_values(cable_cmd->add_option("--format", cable->format, "table, json or csv"), {"table", "json", "csv"})->capture_default_str();

@@ -123,6 +123,16 @@ struct MediaSpec {
   std::vector<OpticPart> optics;
 };
 
+// Failure and flap rates, for the failures a month `hpnctl plan` expects.
+// Defaults are the HPN paper's fleet (HPN §2, Figure 5).
+struct ReliabilitySpec {
+  double nic_tor_link_monthly_pct = 0;  // of NIC-ToR links, failing in a month
+  double tor_monthly_pct = 0;           // of ToRs, failing in a month
+  // Link flaps a day across the paper's fleet, whose size the paper does not
+  // give: told as they are, not scaled to the plan.
+  int64_t link_flaps_per_day_min = 0, link_flaps_per_day_max = 0;
+};
+
 // What host profiles need beyond the wiring (hpnctl-profile(1)): the bonds'
 // settings, the latencies a path's round trip is made of, and the inputs of
 // the DQPLB sizing. The plan itself does not read it.
@@ -179,6 +189,7 @@ struct Spec {
   NamingSpec naming;
   LayoutSpec layout;
   MediaSpec media;
+  ReliabilitySpec reliability;
   TransportSpec transport;
   SwitchesSpec switches;
 

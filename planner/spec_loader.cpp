@@ -541,6 +541,20 @@ void read_document(Section& top, Spec& spec, bool require_version) {
       m.optics = optics;
     }
   });
+  top.section("reliability", [&](Section& s) {
+    auto& r = spec.reliability;
+    s.number("nic_tor_link_monthly_pct", r.nic_tor_link_monthly_pct, 0, 100);
+    s.number("tor_monthly_pct", r.tor_monthly_pct, 0, 100);
+    s.section("link_flaps_per_day", [&](Section& f) {
+      f.integer64("min", r.link_flaps_per_day_min, 0, 1'000'000'000);
+      f.integer64("max", r.link_flaps_per_day_max, 0, 1'000'000'000);
+    });
+    if (r.link_flaps_per_day_min > r.link_flaps_per_day_max) {
+      s.loader().error(spec.locations["reliability.link_flaps_per_day.min"],
+                       fmt::format("reliability.link_flaps_per_day: min ({}) is above max ({})",
+                                   r.link_flaps_per_day_min, r.link_flaps_per_day_max));
+    }
+  });
   top.section("switches", [&](Section& s) {
     auto& w = spec.switches;
     // 1280: the least IPv6 allows; 9216: the largest frame common switches take.

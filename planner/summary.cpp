@@ -59,6 +59,7 @@ PlanSummary summarize(const Spec& spec, const Blueprint& bp) {
   }
   s.bom = bp.bom;
   s.warnings = static_cast<int64_t>(bp.warnings.size());
+  s.failures = expect_failures(spec, bp);
   return s;
 }
 
@@ -108,6 +109,8 @@ void render_summary(const PlanSummary& s, const std::string& out_dir, std::ostre
   for (const auto& b : s.bom) totals[{b.category == "cable" ? "cable: " + b.part : b.category + ": " + b.part, b.media}] += b.count;
   for (const auto& [key, count] : totals) bom.add({key.first, key.second, num(count)});
   bom.render(out);
+  out << '\n';
+  render_expected_failures(s.failures, out);
   out << fmt::format("\n{} cables, {} m in all; {} optics; by length in bom.csv\n", s.cable_count,
                      s.cable_metres, s.optic_count);
   if (s.warnings > 0) out << fmt::format("{} warnings, listed in warnings.csv\n", s.warnings);
@@ -150,6 +153,7 @@ nlohmann::ordered_json summary_json(const PlanSummary& s) {
   }
   j["totals"] = {{"cables", s.cable_count}, {"cable_metres", s.cable_metres}, {"optics", s.optic_count}};
   j["warnings"] = s.warnings;
+  j["expected_failures"] = expected_failures_json(s.failures);
   return j;
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "blueprint/model.h"
+#include "planner/reliability.h"
 #include "planner/spec.h"
 
 namespace hpn {
@@ -41,6 +42,7 @@ struct PlanSummary {
   int64_t cable_count = 0, optic_count = 0, cable_metres = 0;
   std::vector<BomLine> bom;
   int64_t warnings = 0;
+  ExpectedFailures failures;  // a month, from the spec's reliability: rates
 };
 
 PlanSummary summarize(const Spec& spec, const Blueprint& bp);
