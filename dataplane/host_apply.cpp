@@ -85,7 +85,8 @@ std::string Change::text() const {
       if (bond->arp_monitor) {
         std::string targets;
         for (const auto& a : bond->arp_targets) targets += (targets.empty() ? "" : ",") + a;
-        t += fmt::format(" arp_interval {} arp_ip_target {} arp_validate all", bond->arp_interval_ms, targets);
+        t += fmt::format(" arp_interval {} arp_ip_target {} arp_validate {}", bond->arp_interval_ms, targets,
+                         bond->arp_validate_all ? "all" : "active");
       } else {
         t += fmt::format(" miimon {}", bond->miimon_ms);
       }

@@ -28,8 +28,8 @@ namespace {
 // hash policies as IFLA_BOND_MODE / IFLA_BOND_XMIT_HASH_POLICY take them.
 constexpr std::uint8_t kBondModeActiveBackup = 1, kBondModeXor = 2, kBondMode8023ad = 4;
 constexpr std::uint8_t kXmitPolicyLayer34 = 1;
-// drivers/net/bonding/bond_options.c: arp_validate "all" = active|backup.
-constexpr std::uint32_t kArpValidateAll = 3;
+// drivers/net/bonding/bond_options.c: arp_validate "active" = 1, "all" = active|backup.
+constexpr std::uint32_t kArpValidateActive = 1, kArpValidateAll = 3;
 
 using Link = std::unique_ptr<rtnl_link, nl::Deleter<rtnl_link, rtnl_link_put>>;
 using AddrObj = std::unique_ptr<rtnl_addr, nl::Deleter<rtnl_addr, rtnl_addr_put>>;
@@ -84,7 +84,7 @@ Status create_bond(nl_sock* sk, const ProfileBond& b) {
       built = nla_put_u32(msg, static_cast<int>(i), a.s_addr) == 0;  // network order, as nla_get_be32 reads it
     }
     if (built) nla_nest_end(msg, targets);
-    built = built && nla_put_u32(msg, IFLA_BOND_ARP_VALIDATE, kArpValidateAll) == 0 &&
+    built = built && nla_put_u32(msg, IFLA_BOND_ARP_VALIDATE, b.arp_validate_all ? kArpValidateAll : kArpValidateActive) == 0 &&
             nla_put_u32(msg, IFLA_BOND_ARP_ALL_TARGETS, 0) == 0;  // "any"
   } else {
     built = built && nla_put_u32(msg, IFLA_BOND_MIIMON, static_cast<std::uint32_t>(b.miimon_ms)) == 0;

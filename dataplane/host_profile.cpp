@@ -322,7 +322,9 @@ class Checker {
         }
         b.arp_targets.push_back(canonical);
       }
-      if (string(mon, mon_at, "arp_validate") != "all") fail(mon_at + "/arp_validate", "only \"all\" is supported");
+      const std::string validate = string(mon, mon_at, "arp_validate");
+      if (validate != "all" && validate != "active") fail(mon_at + "/arp_validate", "only \"all\" or \"active\"");
+      b.arp_validate_all = validate == "all";
       if (string(mon, mon_at, "arp_all_targets") != "any") fail(mon_at + "/arp_all_targets", "only \"any\" is supported");
     } else if (kind == "mii") {
       allow_keys(mon, mon_at, {"kind", "miimon_ms"});

@@ -75,6 +75,7 @@ struct ProfileBond {
   bool arp_monitor = false;
   int arp_interval_ms = 0;
   std::vector<std::string> arp_targets;  // IPv4
+  bool arp_validate_all = true;          // false: "active" (active-backup)
   int miimon_ms = 0;
   bool lacp_fast = false;
   std::vector<ProfileRoute> routes;

@@ -25,6 +25,16 @@ std::string design_error(const Spec& spec, const std::vector<std::string>& keys,
   return format_diagnostic(spec.source_name, spec.source_text, {}, message);
 }
 
+// HPN's ToRs are not stacked (HPN section 4): the two ToRs of a pair are two
+// LACP partner systems. IEEE 802.1AX aggregates only the ports that see one
+// partner, so the bond would select one port's aggregator and carry nothing
+// on the other. balance-xor and active-backup need no partner.
+std::string lacp_dual_tor_error() {
+  return "transport.bond_mode 802.3ad cannot aggregate toward two independent ToRs (segment.dual_tor): "
+         "each port of a NIC sees a different LACP partner, so the bond runs on one port; use balance-xor, "
+         "or active-backup with ARP monitoring toward both gateways";
+}
+
 namespace {
 
 class Checker {
@@ -58,6 +68,9 @@ void check_structure(const Spec& s, const Topology& t, Checker& c) {
     c.fail({"host.ports_per_nic", "segment.dual_tor"},
            fmt::format("segment.dual_tor puts the two ports of each NIC on two ToRs, so "
                        "host.ports_per_nic must be 2, got {}", s.host.ports_per_nic));
+  }
+  if (s.segment.dual_tor && s.transport.bond_mode == "802.3ad") {
+    c.fail({"transport.bond_mode", "segment.dual_tor"}, lacp_dual_tor_error());
   }
   if (s.pod.planes == 2 && !s.segment.dual_tor) {
     c.fail({"pod.planes", "segment.dual_tor"},

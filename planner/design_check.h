@@ -26,6 +26,11 @@ inline constexpr int64_t kMaxCoreRules = 1 << 22;
 // All violations, rendered as located diagnostics one after another.
 Status check_design(const Spec& spec);
 
+// Why a bond of two ports on two independent ToRs cannot run 802.3ad, as
+// one sentence: the design rule of check_design, and what `hpnctl profile
+// --bond-mode 802.3ad` is refused with on a dual-ToR blueprint.
+std::string lacp_dual_tor_error();
+
 // Renders `message` at the first of `keys` the spec file set itself (a design
 // error is usually the user's change meeting a default), else unlocated.
 std::string design_error(const Spec& spec, const std::vector<std::string>& keys,

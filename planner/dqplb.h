@@ -6,21 +6,24 @@
 // a new segment only while it has fewer than max_msgs outstanding. So at most
 // segment x QPs x max_msgs bytes are in flight per connection, and that must
 // cover the class's bandwidth-delay product with headroom, or the connection
-// stalls waiting for ACKs below line rate:
+// stalls waiting for ACKs below line rate. The CCLX paper sizes all three by
+// the path's BDP: a near path gets a conservative setting (few bytes in
+// flight, little switch buffer), a distant one more QPs and more data in
+// flight. So every class starts from the spec's floors and grows:
 //
-//   window   = ceil(headroom x BDP)
-//   qps      = transport.qps                      (the same for every class)
-//   segment  = transport.segment_bytes
-//   max_msgs = ceil(window / (qps x segment))     (at least 1)
-//   if max_msgs > 256: max_msgs = 256 and segment = ceil(window / (qps x 256))
-//                      rounded up to 4 KiB
-//   mode     = dqplb if hops <= transport.dqplb_max_hops, else spray
+//   window = ceil(headroom x BDP)
+//   start at qps = transport.qps, segment = transport.segment_bytes, max_msgs = 1
+//   while segment x qps x max_msgs < window:
+//     grow the next of qps, max_msgs, segment (in that turn, skipping one at
+//     its ceiling): double it, or less if less covers the window
+//     (segments in 4 KiB steps); stop when all three are at their ceilings
+//   mode = dqplb if hops <= transport.dqplb_max_hops, else spray
 //
-// QPs stay fixed because NCCLX connects QP i to QP i of the peer: every host
-// must create the same number for a class, and a longer path needs more bytes
-// in flight, not more paths. Segments stay small so a put spreads over all
-// QPs (a 512 KiB put covers 16 QPs of 32 KiB); the window grows through
-// max_msgs, and through the segment only past NCCLX's cap of 256.
+// Ceilings: transport.max_qps (at most NCCLX's 128), max_msgs (at most
+// NCCLX's 256), max_segment_bytes. The setting is a function of the class
+// alone, and the class of a pair of hosts is the same seen from either end
+// (path_class.h): both ends of a connection create the same number of QPs,
+// which NCCLX needs, since it connects QP i to the peer's QP i.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +47,8 @@ struct DqplbSetting {
   VcMode mode = VcMode::spray;
   int64_t window_bytes = 0;       // what had to be covered: headroom x BDP
   int64_t outstanding_bytes() const { return segment_bytes * qps * max_msgs; }
+  // False only when every ceiling was reached short of the window.
+  bool covers_window() const { return outstanding_bytes() >= window_bytes; }
 };
 
 DqplbSetting dqplb_setting(int64_t bdp_bytes, int hops, const TransportSpec& transport);

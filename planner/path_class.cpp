@@ -9,6 +9,7 @@ namespace hpn {
 std::string_view to_string(PathScope scope) {
   switch (scope) {
     case PathScope::same_segment: return "same-segment";
+    case PathScope::cross_rail: return "cross-rail";
     case PathScope::same_pod: return "same-pod";
     case PathScope::same_hall: return "same-hall";
     case PathScope::other_hall: return "other-hall";
@@ -47,6 +48,7 @@ struct Longest {
 struct SegmentLegs {
   Longest host, host_other;  // the longest host cable, and the longest of another host
   Longest uplink;            // ToR to aggregation
+  std::map<std::pair<int, int>, Longest> uplink_by_plane_rail;  // plane, rail -> longest uplink
   int sum() const { return host.length + uplink.length; }
   bool reaches_aggs() const { return host.found() && uplink.found(); }
 };
@@ -68,6 +70,7 @@ class Classifier {
     collect();
     std::vector<PathClass> out;
     if (auto c = same_segment()) out.push_back(*c);
+    if (auto c = cross_rail()) out.push_back(*c);
     if (auto c = same_pod()) out.push_back(*c);
     if (auto c = across_pods(false)) out.push_back(*c);
     if (auto c = across_pods(true)) out.push_back(*c);
@@ -83,7 +86,9 @@ class Classifier {
       if (c.kind == CableKind::host_tor) {
         segments_[{a.pod, a.segment}].host.offer(c.length_m, index, c.a_device);
       } else if (c.kind == CableKind::tor_agg) {
-        segments_[{a.pod, a.segment}].uplink.offer(c.length_m, index, c.a_device);
+        SegmentLegs& s = segments_[{a.pod, a.segment}];
+        s.uplink.offer(c.length_m, index, c.a_device);
+        s.uplink_by_plane_rail[{a.plane, a.rail}].offer(c.length_m, index, c.a_device);
       } else if (c.kind == CableKind::agg_core) {
         pods_[a.pod].core.offer(c.length_m, index, c.a_device);
       }
@@ -140,6 +145,26 @@ class Classifier {
     }
     if (!best) return std::nullopt;
     return make(PathScope::same_segment, 1, {leg(best->host), leg(best->host_other)});
+  }
+
+  // Two hosts of one segment on two rails: up from the ToR of one rail to an
+  // aggregation switch of its plane, down to the ToR of the other rail in
+  // the same plane (a plane's ToRs all reach all its aggregation switches).
+  std::optional<PathClass> cross_rail() const {
+    std::optional<PathClass> best;
+    for (const auto& [key, s] : segments_) {
+      if (!s.host.found() || !s.host_other.found()) continue;
+      // The two longest uplinks of one plane on two different rails.
+      for (auto a = s.uplink_by_plane_rail.begin(); a != s.uplink_by_plane_rail.end(); ++a) {
+        for (auto b = std::next(a); b != s.uplink_by_plane_rail.end(); ++b) {
+          if (b->first.first != a->first.first) break;  // the map is by plane first: a's plane is done
+          PathClass c = make(PathScope::cross_rail, 3,
+                             {leg(s.host), leg(a->second), leg(b->second), leg(s.host_other)});
+          if (!best || c.length_m > best->length_m) best = std::move(c);
+        }
+      }
+    }
+    return best;
   }
 
   // Two segments of one pod: up through one, down through the other.

@@ -4,12 +4,19 @@
 // of hosts in it: each class is measured on its longest path.
 //
 //   same-segment  host - ToR - host                         1 switch hop
+//   cross-rail    host - ToR - agg - ToR - host             3 (same segment, another rail)
 //   same-pod      host - ToR - agg - ToR - host             3 (another segment)
 //   same-hall     host - ToR - agg - core - agg - ToR - host 5 (another pod)
 //   other-hall    the same 5 hops, to a pod in another building
 //
-// Rails: rail-optimized traffic keeps to its rail (NCCL's PXN moves data to
-// the GPU of the right rail over NVLink first), so a path is NIC r to NIC r.
+// Rails: rail-optimized traffic keeps to its rail where it can (NCCL's PXN
+// moves data to the GPU of the right rail over NVLink first), so the other
+// classes run NIC r to NIC r. Traffic that does not (a GPU of rail r sending
+// to a GPU of rail r' of another host of its segment) has no ToR in common
+// with its peer: it goes up to an aggregation switch of its plane and down
+// to the ToR of the other rail. HPN keeps the aggregation layer any-to-any
+// for exactly that traffic (HPN section 5). The class is symmetric, like
+// every other: which rail is whose does not change the path's length.
 #pragma once
 
 #include <cstdint>
@@ -22,7 +29,7 @@
 
 namespace hpn {
 
-enum class PathScope { same_segment, same_pod, same_hall, other_hall };
+enum class PathScope { same_segment, cross_rail, same_pod, same_hall, other_hall };
 std::string_view to_string(PathScope scope);
 
 // One cable of a class's longest path, source end first.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "planner/design_check.h"
 #include "planner/profile_nccl.h"
 #include "planner/spec_loader.h"
 
@@ -64,6 +65,7 @@ Result<ProfileBuilder> ProfileBuilder::create(const Blueprint& bp, const Profile
   } else if (!parse_bond_mode(t.bond_mode, b.mode_)) {
     return Error{fmt::format("transport.bond_mode '{}' is not a bond mode", t.bond_mode)};
   }
+  if (b.mode_ == BondMode::lacp && b.spec_.segment.dual_tor) return Error{lacp_dual_tor_error()};
   b.mtu_ = options.mtu.value_or(t.mtu);
   b.paths_ = options.paths;
 
@@ -190,6 +192,7 @@ Bond ProfileBuilder::make_bond(int device, const Interface& row) const {
   if (b.arp_monitor) {
     b.arp_interval_ms = t.arp_interval_ms;
     b.arp_targets = via4;
+    b.arp_validate = mode_ == BondMode::active_backup ? "active" : "all";
   } else {
     b.miimon_ms = t.miimon_ms;
   }

@@ -73,6 +73,11 @@ struct Bond {
   bool arp_monitor = false;
   int arp_interval_ms = 0;
   std::vector<std::string> arp_targets;
+  // "all" in balance-xor: each member probes its own ToR and counts only
+  // that ToR's replies. "active" in active-backup: only the active member
+  // probes, and the backup, on the other ToR, shares no L2 domain with it to
+  // see those probes (non-stacked ToRs), so validating it would keep it down.
+  std::string arp_validate;
   int miimon_ms = 0;
   int speed_gbps = 0;                // what the bond can send: both ports, or one in active-backup
   int table = kMainTable;
@@ -85,12 +90,17 @@ struct Sysctl {
   std::string key, value;
 };
 
-// A path class with its DQPLB setting and where NCCLX reads it.
+// A path class with its DQPLB setting and where NCCLX reads it. NCCLX has
+// fewer levels than there are classes (cross-rail and same-segment are both
+// "same rack" to it, profile_nccl.h), so a level's variables carry the
+// setting of its class with the largest window: `ncclx_setting` is that
+// class, this one or another.
 struct ClassProfile {
   PathClass path;
   DqplbSetting dqplb;
   std::string ncclx_peer;            // NCCLX's connection type: same-rack, same-zone, same-dc, diff-dc
   std::vector<std::string> env;      // the variables that carry it
+  PathScope ncclx_setting = PathScope::same_segment;
 };
 
 // NCCLX's topology file (NCCL_TOPO_FILE_PATH): DEVICE_NAME and

@@ -41,7 +41,7 @@ ordered_json bond_json(const Bond& b) {
     mon["kind"] = "arp";
     mon["arp_interval_ms"] = b.arp_interval_ms;
     mon["arp_ip_targets"] = b.arp_targets;
-    mon["arp_validate"] = "all";
+    mon["arp_validate"] = b.arp_validate;
     mon["arp_all_targets"] = "any";
   } else {
     mon["kind"] = "mii";
@@ -70,6 +70,7 @@ ordered_json class_json(const ClassProfile& c) {
   j["hops"] = c.path.hops;
   j["ncclx_peer"] = c.ncclx_peer;
   j["env"] = c.env;
+  j["ncclx_setting"] = std::string(to_string(c.ncclx_setting));
   j["longest_path"] = ordered_json::array();
   for (const auto& l : c.path.legs) {
     j["longest_path"].push_back({{"kind", std::string(to_string(l.kind))}, {"cable", l.cable},
@@ -85,6 +86,7 @@ ordered_json class_json(const ClassProfile& c) {
   d["mode"] = std::string(to_string(c.dqplb.mode));
   d["window_bytes"] = c.dqplb.window_bytes;
   d["outstanding_bytes"] = c.dqplb.outstanding_bytes();
+  d["covers_window"] = c.dqplb.covers_window();
   d["config"] = ncclx_qp_config(c.dqplb);
   j["dqplb"] = d;
   return j;

@@ -15,6 +15,7 @@ std::vector<ClassProfile> class_profiles(const std::vector<PathClass>& classes,
     p.dqplb = dqplb_setting(c.bdp_bytes, c.hops, t);
     switch (c.scope) {
       case PathScope::same_segment:
+      case PathScope::cross_rail:
         p.ncclx_peer = "same-rack";
         p.env = {"NCCL_CTRAN_IB_MAX_QPS", "NCCL_CTRAN_IB_QP_SCALING_THRESHOLD",
                  "NCCL_CTRAN_IB_QP_MAX_MSGS", "NCCL_CTRAN_IB_VC_MODE"};
@@ -33,6 +34,18 @@ std::vector<ClassProfile> class_profiles(const std::vector<PathClass>& classes,
         break;
     }
     out.push_back(std::move(p));
+  }
+  // Per NCCLX level, the class with the largest window (the nearer on a
+  // tie) lends the level its setting: no class of the level then stalls
+  // below line rate, at the price of more in flight for the others.
+  for (auto& p : out) {
+    const ClassProfile* widest = nullptr;
+    for (const auto& q : out) {
+      if (q.ncclx_peer == p.ncclx_peer && (!widest || q.dqplb.window_bytes > widest->dqplb.window_bytes)) {
+        widest = &q;
+      }
+    }
+    p.ncclx_setting = widest->path.scope;
   }
   return out;
 }
@@ -55,7 +68,8 @@ std::vector<EnvVar> nccl_environment(const HostProfile& p, const TransportSpec& 
   int qps = t.qps;
   for (const auto& c : p.classes) {
     qps = std::max(qps, c.dqplb.qps);
-    if (c.path.scope == PathScope::same_segment) {
+    if (c.ncclx_setting != c.path.scope) continue;  // another class of its level carries it
+    if (c.ncclx_peer == "same-rack") {
       add("NCCL_CTRAN_IB_MAX_QPS", std::to_string(c.dqplb.qps));
       add("NCCL_CTRAN_IB_QP_SCALING_THRESHOLD", std::to_string(c.dqplb.segment_bytes));
       add("NCCL_CTRAN_IB_QP_MAX_MSGS", std::to_string(c.dqplb.max_msgs));

@@ -10,8 +10,12 @@
 //   another dc                         NCCL_CTRAN_IB_QP_CONFIG_XDC
 //
 // The profile maps dc = hall (building), zone = pod, su = segment, and leaves
-// rtsw empty, which makes the four NCCLX levels the four path classes:
-// same-segment, same-pod, same-hall, other-hall. su, not rtsw: NCCLX's parser
+// rtsw empty, which makes the four NCCLX levels the path classes:
+// same-segment and cross-rail (one su: same rack), same-pod, same-hall,
+// other-hall. NCCLX cannot tell the two classes of one su apart (a rank's
+// topology file names no rail), so its same-rack variables carry the wider
+// of the two, cross-rail's: a same-rail connection then has more in flight
+// than it needs, none has less. su, not rtsw: NCCLX's parser
 // refuses a topology with both set, and a host of a rail-optimized segment
 // has sixteen ToRs, not one; its su comparison is the one NCCLX documents for
 // rail topologies ("since PXN is enabled all ranks in the same SU are 1 hop

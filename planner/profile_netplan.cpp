@@ -36,7 +36,7 @@ void bond_yaml(std::string& s, const Bond& b) {
   if (b.arp_monitor) {
     s += fmt::format("        arp-interval: {}\n        arp-ip-targets: [", b.arp_interval_ms);
     for (size_t i = 0; i < b.arp_targets.size(); ++i) s += (i ? ", " : "") + q(b.arp_targets[i]);
-    s += "]\n        arp-validate: all\n        arp-all-targets: any\n";
+    s += fmt::format("]\n        arp-validate: {}\n        arp-all-targets: any\n", b.arp_validate);
   } else {
     s += fmt::format("        mii-monitor-interval: {}\n", b.miimon_ms);
   }

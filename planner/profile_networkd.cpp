@@ -27,10 +27,11 @@ std::string netdev(const HostProfile& p, const Bond& b) {
   if (b.arp_monitor) {
     std::string targets;
     for (const auto& t : b.arp_targets) targets += (targets.empty() ? "" : " ") + t;
-    // Validate ARP replies on every member: a member is up only while its
-    // own ToR answers, which catches a link broken in one direction.
-    s += fmt::format("ARPIntervalSec={}ms\nARPIPTargets={}\nARPValidate=all\nARPAllTargets=any\n",
-                     b.arp_interval_ms, targets);
+    // Validate ARP replies (on every member in balance-xor): a member is up
+    // only while its own ToR answers, which catches a link broken in one
+    // direction. profile.h says why active-backup validates the active only.
+    s += fmt::format("ARPIntervalSec={}ms\nARPIPTargets={}\nARPValidate={}\nARPAllTargets=any\n",
+                     b.arp_interval_ms, targets, b.arp_validate);
   } else {
     s += fmt::format("MIIMonitorSec={}ms\n", b.miimon_ms);
   }

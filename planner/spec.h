@@ -157,8 +157,13 @@ struct TransportSpec {
   int nic_latency_ns = 0;     // one NIC traversal; a path crosses two each way
   double fibre_ns_per_m = 0;  // propagation, one way
   double bdp_headroom = 0;    // outstanding bytes per connection / BDP, at least
-  int qps = 0;                // DQPLB data QPs per connection
-  int segment_bytes = 0;      // DQPLB segment (NCCL_CTRAN_IB_QP_SCALING_THRESHOLD)
+  // DQPLB bounds (dqplb.h): every class starts from the floors and grows
+  // toward the ceilings with its BDP.
+  int qps = 0;                // data QPs per connection, the nearest class
+  int max_qps = 0;            // ... the farthest (NCCLX caps at 128)
+  int segment_bytes = 0;      // segment (NCCL_CTRAN_IB_QP_SCALING_THRESHOLD), the nearest class
+  int max_segment_bytes = 0;  // ... the farthest
+  int max_msgs = 0;           // outstanding messages per QP, the farthest (NCCLX caps at 256)
   int dqplb_max_hops = 0;     // classes up to this many switch hops use mode dqplb, longer spray
   int ib_timeout = 0;         // NCCL_IB_TIMEOUT: 4.096 us x 2^n
   int ib_retry_cnt = 0;       // NCCL_IB_RETRY_CNT

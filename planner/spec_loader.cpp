@@ -596,10 +596,22 @@ void read_document(Section& top, Spec& spec, bool require_version) {
     s.integer("nic_latency_ns", t.nic_latency_ns, 0, 1000000);
     s.number("fibre_ns_per_m", t.fibre_ns_per_m, 0, 100);
     s.number("bdp_headroom", t.bdp_headroom, 1, 16);
-    // NCCLX's hard limits: 128 data QPs (CTRAN_HARDCODED_MAX_QPS).
+    // NCCLX's hard limits: 128 data QPs (CTRAN_HARDCODED_MAX_QPS), 256
+    // outstanding messages per QP (MAX_SEND_WR).
     s.integer("qps", t.qps, 1, 128);
+    s.integer("max_qps", t.max_qps, 1, 128);
     s.integer("segment_bytes", t.segment_bytes, 4096, 1 << 30);
+    s.integer("max_segment_bytes", t.max_segment_bytes, 4096, 1 << 30);
+    s.integer("max_msgs", t.max_msgs, 1, 256);
     s.integer("dqplb_max_hops", t.dqplb_max_hops, 0, 15);
+    auto floor_above = [&](const char* floor, int low, const char* ceiling, int high) {
+      if (low <= high) return;
+      s.loader().error(spec.locations[std::string("transport.") + ceiling],
+                       fmt::format("transport.{} ({}) is below transport.{} ({}): a ceiling under its floor",
+                                   ceiling, high, floor, low));
+    };
+    floor_above("qps", t.qps, "max_qps", t.max_qps);
+    floor_above("segment_bytes", t.segment_bytes, "max_segment_bytes", t.max_segment_bytes);
     // IB verbs field widths: local ACK timeout 5 bits, retry count 3 bits.
     s.integer("ib_timeout", t.ib_timeout, 1, 31);
     s.integer("ib_retry_cnt", t.ib_retry_cnt, 0, 7);

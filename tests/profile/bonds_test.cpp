@@ -104,11 +104,35 @@ TEST_CASE("profile/bonds: the MAC is locally administered unicast from node ID a
   CHECK(b.build(h).bonds[3].mac == p.bonds[3].mac);
 }
 
-TEST_CASE("profile/bonds: 802.3ad refuses ARP monitoring and gets MII, active-backup halves the bandwidth") {
+TEST_CASE("profile/bonds: 802.3ad toward two independent ToRs is refused with the reason") {
+  const Blueprint& bp = default_pod().blueprint;
+  auto b = ProfileBuilder::create(bp, {BondMode::lacp, std::nullopt, nullptr});
+  REQUIRE_FALSE(b.ok());
+  CHECK(b.error().message ==
+        "transport.bond_mode 802.3ad cannot aggregate toward two independent ToRs (segment.dual_tor): "
+        "each port of a NIC sees a different LACP partner, so the bond runs on one port; use balance-xor, "
+        "or active-backup with ARP monitoring toward both gateways");
+}
+
+TEST_CASE("profile/bonds: active-backup validates ARP on the active port only, balance-xor on both") {
+  const Blueprint& bp = default_pod().blueprint;
+  int h = device_index(bp, "host-p0-s00-h000");
+  for (const Bond& bond : builder_for(bp).build(h).bonds) CHECK(bond.arp_validate == "all");
+  for (const Bond& bond : builder_for(bp, {BondMode::active_backup, std::nullopt, nullptr}).build(h).bonds) {
+    CHECK(bond.arp_validate == "active");
+    // Toward both gateways: the active port may be on either ToR.
+    REQUIRE(bond.members.size() == 2);
+    CHECK(bond.arp_targets == std::vector<std::string>{bond.members[0].gateway_ipv4, bond.members[1].gateway_ipv4});
+    CHECK(bond.members[0].gateway_ipv4 != bond.members[1].gateway_ipv4);
+  }
+}
+
+TEST_CASE("profile/bonds: 802.3ad (single ToR) refuses ARP monitoring and gets MII, active-backup halves the bandwidth") {
+  HostProfile lacp = builder_for(single_tor_pod().blueprint, {BondMode::lacp, std::nullopt, nullptr})
+                         .build(device_index(single_tor_pod().blueprint, "host-p0-s00-h000"));
   const Blueprint& bp = default_pod().blueprint;
   int h = device_index(bp, "host-p0-s00-h000");
   HostProfile xor_ = builder_for(bp).build(h);
-  HostProfile lacp = builder_for(bp, {BondMode::lacp, std::nullopt, nullptr}).build(h);
   HostProfile ab = builder_for(bp, {BondMode::active_backup, std::nullopt, nullptr}).build(h);
   for (const Bond& bond : lacp.bonds) {
     CHECK(bond.mode == BondMode::lacp);

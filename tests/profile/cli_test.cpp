@@ -62,14 +62,28 @@ TEST_CASE("profile/cli: one host's profile in each format") {
   CHECK_THAT(networkd.out, Catch::Contains("\n# ==> 20-bond2-ports.network <==\n"));
   CHECK_THAT(networkd.out, Catch::Contains("ARPIPTargets=" + a + " " + b + "\n"));
 
-  auto netplan = lab.profile("host-p0-s01-h002 --format netplan --bond-mode 802.3ad");
+  auto netplan = lab.profile("host-p0-s01-h002 --format netplan --bond-mode active-backup");
   REQUIRE(netplan.exit_code == 0);
-  CHECK_THAT(netplan.out, Catch::Contains("        mode: 802.3ad\n        transmit-hash-policy: layer3+4\n"));
-  CHECK_THAT(netplan.out, !Catch::Contains("arp-interval"));
+  CHECK_THAT(netplan.out, Catch::Contains("        mode: active-backup\n        arp-interval: 100\n"));
+  CHECK_THAT(netplan.out, Catch::Contains("        arp-validate: active\n"));
+
+  // The lab pod is dual-ToR: no LACP partner spans its two ToRs.
+  auto lacp = lab.profile("host-p0-s01-h002 --format netplan --bond-mode 802.3ad");
+  CHECK(lacp.exit_code == 2);
+  CHECK(lacp.out.empty());
+  CHECK(lacp.err ==
+        "hpnctl: transport.bond_mode 802.3ad cannot aggregate toward two independent ToRs (segment.dual_tor): "
+        "each port of a NIC sees a different LACP partner, so the bond runs on one port; use balance-xor, "
+        "or active-backup with ARP monitoring toward both gateways\n");
 
   auto env = lab.profile("host-p0-s01-h002 --format env --mtu 9000");
   REQUIRE(env.exit_code == 0);
-  CHECK_THAT(env.out, Catch::Contains("\nNCCL_CTRAN_IB_MAX_QPS=16\n"));
+  // The plain variables carry the cross-rail class (profile.json says whose).
+  auto classes = nlohmann::json::parse(lab.profile("host-p0-s01-h002").out)["path_classes"];
+  REQUIRE(classes[1]["class"] == "cross-rail");
+  CHECK(classes[0]["ncclx_setting"] == "cross-rail");
+  CHECK_THAT(env.out, Catch::Contains("\nNCCL_CTRAN_IB_MAX_QPS=" +
+                                      std::to_string(classes[1]["dqplb"]["qps"].get<int>()) + "\n"));
   CHECK_THAT(env.out, Catch::Contains("\nNCCL_IB_HCA==bond1:1,bond2:1\n"));
 }
 

@@ -42,8 +42,10 @@ std::vector<std::pair<std::string, HostProfile>> profiles_in_every_mode() {
   std::vector<std::pair<std::string, HostProfile>> out;
   for (auto [name, mode] : {std::pair{"balance-xor", BondMode::balance_xor}, {"802.3ad", BondMode::lacp},
                             {"active-backup", BondMode::active_backup}}) {
-    const Blueprint& bp = default_pod().blueprint;  // with a front-end bond
-    out.push_back({name, builder_for(bp, {mode, std::nullopt, nullptr}).build(device_index(bp, "host-p0-s09-h130"))});
+    // With a front-end bond; 802.3ad only where both ports go to one ToR.
+    const Blueprint& bp = (mode == BondMode::lacp ? single_tor_pod() : default_pod()).blueprint;
+    const char* host = mode == BondMode::lacp ? "host-p0-s09-h060" : "host-p0-s09-h130";
+    out.push_back({name, builder_for(bp, {mode, std::nullopt, nullptr}).build(device_index(bp, host))});
   }
   return out;
 }
@@ -108,7 +110,7 @@ TEST_CASE("profile/formats: netplan generate accepts the YAML and renders both T
     } else {
       CHECK_THAT(netdev, Catch::Contains("ARPIPTargets=" + b.members[0].gateway_ipv4 + " " +
                                          b.members[1].gateway_ipv4));
-      CHECK_THAT(netdev, Catch::Contains("ARPValidate=all"));
+      CHECK_THAT(netdev, Catch::Contains(b.mode == BondMode::active_backup ? "ARPValidate=active\n" : "ARPValidate=all\n"));
     }
     for (const auto& m : b.members) {
       CHECK_THAT(network, Catch::Contains("Gateway=" + m.gateway_ipv4));

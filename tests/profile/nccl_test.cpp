@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "planner/profile_files.h"
+#include "planner/profile_json.h"
 #include "planner/profile_nccl.h"
 #include "profile_fixture.h"
 
@@ -23,18 +24,23 @@ TEST_CASE("profile/nccl: the default pod's environment") {
   const Blueprint& bp = default_pod().blueprint;
   HostProfile p = builder_for(bp).build(device_index(bp, "host-p0-s00-h000"));
   auto env = env_of(p);
-  // same-segment (NCCLX "same rack"): the plain variables; same-pod: XRACK.
-  CHECK(env.at("NCCL_CTRAN_IB_MAX_QPS") == "16");
+  // same-segment and cross-rail are both NCCLX's "same rack" (one su): the
+  // plain variables carry the wider, cross-rail's 22 QPs; same-pod: XRACK.
+  REQUIRE(p.classes.size() == 3);
+  CHECK(p.classes[0].ncclx_setting == PathScope::cross_rail);
+  CHECK(p.classes[1].ncclx_setting == PathScope::cross_rail);
+  CHECK(p.classes[2].ncclx_setting == PathScope::same_pod);
+  CHECK(env.at("NCCL_CTRAN_IB_MAX_QPS") == "22");
   CHECK(env.at("NCCL_CTRAN_IB_QP_SCALING_THRESHOLD") == "32768");
   CHECK(env.at("NCCL_CTRAN_IB_QP_MAX_MSGS") == "1");
   CHECK(env.at("NCCL_CTRAN_IB_VC_MODE") == "dqplb");
-  CHECK(env.at("NCCL_CTRAN_IB_QP_CONFIG_XRACK") == "32768,16,spray,2");
+  CHECK(env.at("NCCL_CTRAN_IB_QP_CONFIG_XRACK") == "32768,21,dqplb,1");
   // One pod: no zone or datacenter to cross.
   CHECK(env.count("NCCL_CTRAN_IB_QP_CONFIG_XZONE") == 0);
   CHECK(env.count("NCCL_CTRAN_IB_QP_CONFIG_XDC") == 0);
   CHECK(env.at("NCCL_TOPO_FILE_PATH") == "/etc/hpnctl/ncclx-topology");
   CHECK(env.at("NCCL_IB_HCA") == "=bond1:1,bond2:1,bond3:1,bond4:1,bond5:1,bond6:1,bond7:1,bond8:1");
-  CHECK(env.at("NCCL_IB_QPS_PER_CONNECTION") == "16");
+  CHECK(env.at("NCCL_IB_QPS_PER_CONNECTION") == "22");
   CHECK(env.at("NCCL_IB_SPLIT_DATA_ON_QPS") == "0");
   CHECK(env.at("NCCL_IB_GID_INDEX") == "3");
   CHECK(env.at("NCCL_IB_TC") == "106");
@@ -47,15 +53,37 @@ TEST_CASE("profile/nccl: two halls add XZONE and XDC, with more outstanding byte
   const Blueprint& bp = halls_fabric().blueprint;
   HostProfile p = builder_for(bp).build(device_index(bp, "host-p1-s00-h003"));
   auto env = env_of(p);
-  REQUIRE(p.classes.size() == 4);
-  CHECK(env.at("NCCL_CTRAN_IB_QP_CONFIG_XZONE") == ncclx_qp_config(p.classes[2].dqplb));
-  CHECK(env.at("NCCL_CTRAN_IB_QP_CONFIG_XDC") == ncclx_qp_config(p.classes[3].dqplb));
-  for (size_t i = 1; i < p.classes.size(); ++i) {
+  REQUIRE(p.classes.size() == 5);
+  CHECK(env.at("NCCL_CTRAN_IB_QP_CONFIG_XRACK") == ncclx_qp_config(p.classes[2].dqplb));
+  CHECK(env.at("NCCL_CTRAN_IB_QP_CONFIG_XZONE") == ncclx_qp_config(p.classes[3].dqplb));
+  CHECK(env.at("NCCL_CTRAN_IB_QP_CONFIG_XDC") == ncclx_qp_config(p.classes[4].dqplb));
+  for (size_t i = 3; i < p.classes.size(); ++i) {
     CHECK(p.classes[i].dqplb.window_bytes > p.classes[i - 1].dqplb.window_bytes);
     CHECK(p.classes[i].dqplb.outstanding_bytes() >= p.classes[i - 1].dqplb.outstanding_bytes());
+    CHECK(p.classes[i].dqplb.qps >= p.classes[i - 1].dqplb.qps);
   }
-  CHECK(p.classes[3].dqplb.outstanding_bytes() > p.classes[0].dqplb.outstanding_bytes());
-  CHECK(p.classes[3].ncclx_peer == "diff-dc");
+  CHECK(p.classes[4].dqplb.outstanding_bytes() > p.classes[0].dqplb.outstanding_bytes());
+  CHECK(p.classes[4].dqplb.qps > p.classes[0].dqplb.qps);
+  CHECK(p.classes[4].ncclx_peer == "diff-dc");
+  CHECK(p.classes[1].ncclx_peer == "same-rack");
+}
+
+// Both ends of a connection must agree on its QPs: the classes are the
+// fabric's, computed once per blueprint, so every host carries the same.
+TEST_CASE("profile/nccl: hosts in different segments, pods and halls carry the same classes and NCCLX variables") {
+  const Blueprint& bp = halls_fabric().blueprint;
+  ProfileBuilder b = builder_for(bp);
+  auto ncclx = [&](const char* host) {
+    std::map<std::string, std::string> out;
+    for (const auto& [k, v] : env_of(b.build(device_index(bp, host)))) {
+      if (k.rfind("NCCL_CTRAN_IB_", 0) == 0 || k == "NCCL_IB_QPS_PER_CONNECTION") out[k] = v;
+    }
+    return out;
+  };
+  auto classes = [&](const char* host) { return profile_json(b.build(device_index(bp, host)))["path_classes"]; };
+  CHECK(ncclx("host-p0-s00-h000") == ncclx("host-p2-s01-h005"));
+  CHECK(classes("host-p0-s00-h000") == classes("host-p2-s01-h005"));
+  CHECK(classes("host-p1-s01-h003") == classes("host-p2-s01-h005"));
 }
 
 // DEVICE_BACKEND_NETWORK_TOPOLOGY as NCCLX parses it: exactly four fields,

@@ -23,7 +23,7 @@ int longest(const Blueprint& bp, CableKind kind) {
   return most;
 }
 
-TEST_CASE("profile/path-classes: the default pod's two classes, RTT and BDP by hand") {
+TEST_CASE("profile/path-classes: the default pod's three classes, RTT and BDP by hand") {
   const Blueprint& bp = default_pod().blueprint;
   // The plan's cable lengths, read here straight off the cables: host-ToR at
   // most 15 m; ToR-agg at most 50 m (segment 0, the first row) and 45 m from
@@ -31,7 +31,7 @@ TEST_CASE("profile/path-classes: the default pod's two classes, RTT and BDP by h
   REQUIRE(longest(bp, CableKind::host_tor) == 15);
   REQUIRE(longest(bp, CableKind::tor_agg) == 50);
   auto classes = path_classes(bp, default_timing());
-  REQUIRE(classes.size() == 2);  // one pod: no class through the core
+  REQUIRE(classes.size() == 3);  // one pod: no class through the core
 
   // same-segment: host - ToR - host over 15 + 15 m.
   //   one way = 1 x 600 + 2 x 500 + 30 x 5 = 1750 ns, RTT = 3500 ns
@@ -46,16 +46,31 @@ TEST_CASE("profile/path-classes: the default pod's two classes, RTT and BDP by h
   // down into segment 1 (45 + 15 m) = 125 m.
   //   one way = 3 x 600 + 2 x 500 + 125 x 5 = 3425 ns, RTT = 6850 ns
   //   BDP = 6850 x 50 = 342,500 B
-  CHECK(classes[1].scope == PathScope::same_pod);
+  // cross-rail: two hosts of segment 0 on two rails, host - ToR of rail r -
+  // agg - ToR of rail r' - host: 15 + 50 + 50 + 15 = 130 m (two ToRs of one
+  // plane in segment 0 each have a 50 m uplink).
+  //   one way = 3 x 600 + 2 x 500 + 130 x 5 = 3450 ns, RTT = 6900 ns
+  //   BDP = 6900 x 50 = 345,000 B
+  CHECK(classes[1].scope == PathScope::cross_rail);
   CHECK(classes[1].hops == 3);
-  CHECK(classes[1].length_m == 125);
-  CHECK(classes[1].rtt_ns == 6850);
-  CHECK(classes[1].bdp_bytes == 342500);
+  CHECK(classes[1].length_m == 130);
+  CHECK(classes[1].rtt_ns == 6900);
+  CHECK(classes[1].bdp_bytes == 345000);
   REQUIRE(classes[1].legs.size() == 4);
-  std::vector<int> lengths;
-  for (const auto& l : classes[1].legs) lengths.push_back(l.length_m);
-  CHECK(lengths == std::vector<int>{15, 50, 45, 15});
   CHECK(classes[1].legs[1].kind == CableKind::tor_agg);
+  CHECK(classes[1].legs[2].kind == CableKind::tor_agg);
+  CHECK(classes[1].legs[1].cable != classes[1].legs[2].cable);
+
+  CHECK(classes[2].scope == PathScope::same_pod);
+  CHECK(classes[2].hops == 3);
+  CHECK(classes[2].length_m == 125);
+  CHECK(classes[2].rtt_ns == 6850);
+  CHECK(classes[2].bdp_bytes == 342500);
+  REQUIRE(classes[2].legs.size() == 4);
+  std::vector<int> lengths;
+  for (const auto& l : classes[2].legs) lengths.push_back(l.length_m);
+  CHECK(lengths == std::vector<int>{15, 50, 45, 15});
+  CHECK(classes[2].legs[1].kind == CableKind::tor_agg);
 }
 
 TEST_CASE("profile/path-classes: RTT and BDP arithmetic") {
@@ -94,19 +109,29 @@ std::map<PathScope, int> longest_real_paths(const Blueprint& bp) {
       PathScope scope = a.pod != b.pod ? (hall(a) != hall(b) ? PathScope::other_hall : PathScope::same_hall)
                         : a.segment != b.segment ? PathScope::same_pod
                                                  : PathScope::same_segment;
-      for (int nic = 1; nic <= 2; ++nic) {
+      // The same rail (nic_a == nic_b) in every class; two rails of one
+      // segment are the cross-rail class. The port is the plane.
+      for (int nic_a = 1; nic_a <= 2; ++nic_a) {
+        for (int nic_b = 1; nic_b <= 2; ++nic_b) {
+        PathScope cls = scope;
+        if (nic_a != nic_b) {
+          if (scope != PathScope::same_segment) continue;
+          cls = PathScope::cross_rail;
+        }
         for (int port = 1; port <= 2; ++port) {
-          auto [ta, la] = host_port.at({hosts[x], nic, port});
-          auto [tb, lb] = host_port.at({hosts[y], nic, port});
+          auto [ta, la] = host_port.at({hosts[x], nic_a, port});
+          auto [tb, lb] = host_port.at({hosts[y], nic_b, port});
           int best = -1;
-          if (scope == PathScope::same_segment) {
+          if (cls == PathScope::same_segment) {
             REQUIRE(ta == tb);
             best = la + lb;
           }
           for (auto [agg_a, ma] : up[ta]) {
             for (auto [agg_b, mb] : up[tb]) {
-              if (scope == PathScope::same_pod && agg_a == agg_b) best = std::max(best, la + ma + mb + lb);
-              if (scope >= PathScope::same_hall) {
+              if ((cls == PathScope::same_pod || cls == PathScope::cross_rail) && agg_a == agg_b) {
+                best = std::max(best, la + ma + mb + lb);
+              }
+              if (cls >= PathScope::same_hall) {
                 for (auto [core_a, ca] : up[agg_a]) {
                   for (auto [core_b, cb] : up[agg_b]) {
                     if (core_a == core_b) best = std::max(best, la + ma + ca + cb + mb + lb);
@@ -116,7 +141,8 @@ std::map<PathScope, int> longest_real_paths(const Blueprint& bp) {
             }
           }
           REQUIRE(best >= 0);  // every pair is connected within its class's hops
-          out[scope] = std::max(out[scope], best);
+          out[cls] = std::max(out[cls], best);
+        }
         }
       }
     }
@@ -124,24 +150,26 @@ std::map<PathScope, int> longest_real_paths(const Blueprint& bp) {
   return out;
 }
 
-TEST_CASE("profile/path-classes: pods in two halls give all four classes, each bounding its real paths") {
+TEST_CASE("profile/path-classes: pods in two halls give all five classes, each bounding its real paths") {
   const Blueprint& bp = halls_fabric().blueprint;
   auto classes = path_classes(bp, default_timing());
-  REQUIRE(classes.size() == 4);
+  REQUIRE(classes.size() == 5);
   std::vector<PathScope> scopes;
   for (const auto& c : classes) scopes.push_back(c.scope);
-  CHECK(scopes == std::vector{PathScope::same_segment, PathScope::same_pod, PathScope::same_hall,
-                              PathScope::other_hall});
+  CHECK(scopes == std::vector{PathScope::same_segment, PathScope::cross_rail, PathScope::same_pod,
+                              PathScope::same_hall, PathScope::other_hall});
   CHECK(classes[0].hops == 1);
   CHECK(classes[1].hops == 3);
-  CHECK(classes[2].hops == 5);
+  CHECK(classes[2].hops == 3);
   CHECK(classes[3].hops == 5);
-  for (size_t i = 1; i < classes.size(); ++i) CHECK(classes[i].rtt_ns > classes[i - 1].rtt_ns);
+  CHECK(classes[4].hops == 5);
+  CHECK(classes[1].rtt_ns > classes[0].rtt_ns);
+  for (size_t i = 3; i < classes.size(); ++i) CHECK(classes[i].rtt_ns > classes[i - 1].rtt_ns);
   // Pod 2 is 300 m away: the other-hall path has its long way to the core.
-  CHECK(classes[3].length_m > classes[2].length_m + 300);
+  CHECK(classes[4].length_m > classes[3].length_m + 300);
 
   auto real = longest_real_paths(bp);
-  REQUIRE(real.size() == 4);
+  REQUIRE(real.size() == 5);
   for (const auto& c : classes) {
     INFO(to_string(c.scope) << ": class " << c.length_m << " m, longest real path " << real[c.scope] << " m");
     // An upper bound of every path of the class...

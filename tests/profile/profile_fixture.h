@@ -27,6 +27,13 @@ inline const Plan& default_pod() {
   return plan;
 }
 
+// The single-ToR baseline (examples/baseline-single-tor.yaml): both ports of
+// a NIC on one ToR, the only design where 802.3ad has one LACP partner.
+inline const Plan& single_tor_pod() {
+  static const Plan plan = plan_from(read_file(source_path("examples/baseline-single-tor.yaml")), "single-tor.yaml");
+  return plan;
+}
+
 // The lab pod three times: pods 0 and 1 in hall 0 (with the core), pod 2 in
 // hall 1, 300 m away. Its core is sized for 4 pods (8 ports: 2 per pod).
 inline std::string halls_spec() {
