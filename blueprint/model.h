@@ -101,7 +101,7 @@ struct Cable {
 // patched run leaves or enters, and one per hall (its distribution frame)
 // for runs between halls.
 struct PatchPanel {
-  std::string name;  // "PP-H0-R03" (a row's), "PP-H0" (a hall's)
+  std::string name;  // "PP-H0-R03-A" (a row's, for ToR uplinks), "PP-H0-C" (a hall's, for core links)
   int hall = 0;
   int row = kNone;   // kNone: the hall's panel
   int ports = 0;     // ports in use, numbered 1..ports in plan order
@@ -110,7 +110,7 @@ struct PatchPanel {
 // A pre-terminated multi-fibre trunk between two panels; each run through
 // it takes one lane (one MPO leg at each end).
 struct Trunk {
-  std::string id;  // "TR0-0001"
+  std::string id;  // "TR0-A0001": hall, kind of cable, number
   int a_panel = 0, z_panel = 0;  // indexes into Blueprint::patch_panels
   std::string media;
   std::string fibre;      // OM4, OS2, ...
@@ -209,10 +209,10 @@ struct Blueprint {
 // the far end goes (device, port, rack and unit), e.g.
 // "C0H00001 host-p0-s00-h000:nic1p1 > tor-p0-s00-r1a:etp1a H0-R00-09 U47".
 // A patched run's label names first the panel port this end's cord plugs
-// into: "C0A00001 tor-p0-s00-r1a:etp69 > PP-H0-R00:1 > agg-p0-1-00:etp1 H0-R16-00 U47".
+// into: "C0A00001 tor-p0-s00-r1a:etp69 > PP-H0-R00-A:1 > agg-p0-1-00:etp1 H0-R16-00 U47".
 std::string cable_label(const Blueprint& bp, const Cable& cable, bool a_end);
 
-// "PP-H0-R03:12", a panel port as labels and sheets name it.
+// "PP-H0-R03-A:12", a panel port as labels and sheets name it.
 std::string panel_port_name(const Blueprint& bp, int panel, int port);
 // The panel port one end's cord of a patched run plugs into; "" for a direct run.
 std::string end_panel(const Blueprint& bp, const Cable& cable, bool a_end);

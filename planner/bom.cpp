@@ -166,18 +166,28 @@ Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint
     counts[{3, fibre_line("trunk", t.media, t.connector, fmt::format("trunk, {} lanes", spec.media.trunk_lanes)),
             t.media, t.stock_length_m}] += 1;
   }
-  std::map<std::tuple<int, std::string, std::string>, int64_t> panel_ports;  // panel, media, connector
+  // A panel's ports are numbered for every run between its rows, patched
+  // or not (planner/plant.h): it takes the 1U panels up to the highest port
+  // a patched run uses, of the fibre and connector of its runs.
+  struct PanelUse {
+    int highest = 0;
+    const Cable* cable = nullptr;
+  };
+  std::vector<PanelUse> used(bp.patch_panels.size());
   for (const auto& leg : bp.legs) {
-    if (leg.from_panel == kNone) continue;  // every panel port starts exactly one leg
-    const Cable& c = bp.cables[leg.cable];
-    const std::string connector(to_string(connector_for(spec.media, c.media, c.speed_gbps)));
-    ++panel_ports[{leg.from_panel, c.media, connector}];
+    for (auto [panel, port] : {std::pair{leg.from_panel, leg.from_port}, std::pair{leg.to_panel, leg.to_port}}) {
+      if (panel == kNone) continue;
+      used[panel].highest = std::max(used[panel].highest, port);
+      if (!used[panel].cable) used[panel].cable = &bp.cables[leg.cable];
+    }
   }
-  for (const auto& [key, ports] : panel_ports) {
-    const auto& [panel, media, connector] = key;
-    const int64_t units = (ports + spec.media.panel_ports - 1) / spec.media.panel_ports;
-    counts[{4, fibre_line("panel", media, connector, fmt::format("patch panel 1U, {} ports", spec.media.panel_ports)),
-            media, 0}] += units;
+  for (const auto& u : used) {
+    if (!u.cable) continue;
+    const std::string connector(to_string(connector_for(spec.media, u.cable->media, u.cable->speed_gbps)));
+    const int64_t units = (u.highest + spec.media.panel_ports - 1) / spec.media.panel_ports;
+    counts[{4, fibre_line("panel", u.cable->media, connector,
+                          fmt::format("patch panel 1U, {} ports", spec.media.panel_ports)),
+            u.cable->media, 0}] += units;
   }
 
   static const char* kCategory[] = {"device", "cable", "optic", "trunk", "panel"};

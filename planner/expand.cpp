@@ -399,23 +399,13 @@ class Expander {
     }
   }
 
-  static const char* kind_code(CableKind kind) {
-    switch (kind) {
-      case CableKind::host_tor: return "H";
-      case CableKind::tor_agg: return "A";
-      case CableKind::agg_core: return "C";
-      case CableKind::frontend: return "F";
-    }
-    return "?";
-  }
-
   // `link`: the position of a switch-to-switch cable's /31 and /127 in the
   // link pool of its kind; none for host cables.
   void cable(CableKind kind, int pod, int& seq, int a, const std::string& a_port, int z,
              const std::string& z_port, int speed, State state, int64_t link = -1) {
     if (!error_.empty()) return;
     Cable c;
-    c.id = cable_name(s_.naming.cable, pod, kind_code(kind), ++seq);
+    c.id = cable_name(s_.naming.cable, pod, cable_kind_code(kind), ++seq);
     c.kind = kind;
     c.a_device = a;
     c.a_port = a_port;
@@ -432,12 +422,13 @@ class Expander {
     c.media = media_for(c.length_m);
     // A long fibre run goes through the panels; its media is chosen for the
     // whole channel, which is what the optics must reach.
+    const PanelPorts ports = plant_.hold(kind, sa, sz);
     if (plant_.patches(c.media, sa, sz, c.length_m)) {
       const int channel = plant_.channel_length(sa, da.ru, sz, dz.ru);
       if (is_fibre(media_for(channel))) {
         c.length_m = channel;
         c.media = media_for(channel);
-        plant_.route(c, static_cast<int>(bp_.cables.size()), sa, da.ru, sz, dz.ru);
+        plant_.route(c, static_cast<int>(bp_.cables.size()), ports, sa, da.ru, sz, dz.ru);
       }
     }
     c.stock_length_m = c.patched() ? 0 : stock_length_m(s_.media.length_bins_m, c.length_m);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "planner/bom.h"
+#include "planner/naming.h"
 
 namespace hpn {
 
@@ -53,31 +54,55 @@ int Plant::channel_length(RackSlot a, int ru_a, RackSlot z, int ru_z) const {
          layout_.trunk_to_hall_panel(z.row);
 }
 
-int Plant::row_panel(int hall, int row) {
-  auto [it, fresh] = row_panels_.emplace(std::pair{hall, row}, int(bp_.patch_panels.size()));
-  if (fresh) bp_.patch_panels.push_back({fmt::format("PP-H{}-R{:02}", hall, row), hall, row, 0});
+int Plant::row_panel(int hall, int row, CableKind kind) {
+  auto [it, fresh] = row_panels_.emplace(std::tuple{hall, row, kind}, int(bp_.patch_panels.size()));
+  if (fresh) bp_.patch_panels.push_back({fmt::format("PP-H{}-R{:02}-{}", hall, row, cable_kind_code(kind)), hall, row, 0});
   return it->second;
 }
 
-int Plant::hall_panel(int hall) {
-  auto [it, fresh] = hall_panels_.emplace(hall, int(bp_.patch_panels.size()));
-  if (fresh) bp_.patch_panels.push_back({fmt::format("PP-H{}", hall), hall, kNone, 0});
+int Plant::hall_panel(int hall, CableKind kind) {
+  auto [it, fresh] = hall_panels_.emplace(std::pair{hall, kind}, int(bp_.patch_panels.size()));
+  if (fresh) bp_.patch_panels.push_back({fmt::format("PP-H{}-{}", hall, cable_kind_code(kind)), hall, kNone, 0});
   return it->second;
 }
 
-int Plant::take_lane(int a, int z, const Cable& cable, int length_m, int& lane) {
+PanelPorts Plant::hold(CableKind kind, RackSlot a, RackSlot z) {
+  PanelPorts p;
+  if (a.hall == z.hall && a.row == z.row) return p;
+  p.pa = row_panel(a.hall, a.row, kind);
+  p.port_a = take_port(p.pa);
+  if (a.hall != z.hall) {
+    p.ha = hall_panel(a.hall, kind);
+    p.port_ha = take_port(p.ha);
+    p.hz = hall_panel(z.hall, kind);
+    p.port_hz = take_port(p.hz);
+  }
+  p.pz = row_panel(z.hall, z.row, kind);
+  p.port_z = take_port(p.pz);
+  return p;
+}
+
+int Plant::take_lane(int a, int port_a, int z, const Cable& cable, int length_m, int& lane) {
   const std::string connector(to_string(connector_for(spec_.media, cable.media, cable.speed_gbps)));
-  auto [it, fresh] = open_trunk_.emplace(std::tuple{a, z, cable.media, connector}, kNone);
-  if (it->second == kNone || bp_.trunks[it->second].lanes >= spec_.media.trunk_lanes) {
-    const int hall = bp_.patch_panels[a].hall;
-    it->second = static_cast<int>(bp_.trunks.size());
+  const int block = (port_a - 1) / spec_.media.trunk_lanes;
+  lane = (port_a - 1) % spec_.media.trunk_lanes + 1;
+  auto [it, fresh] = trunk_of_.emplace(std::tuple{a, z, block, cable.media, connector}, kNone);
+  if (fresh) {
+    // Named by its panels and block: "TR-H0-R06-A>R16-003" (a row panel to
+    // row 16), "TR-H0-C>H1-000" (hall to hall); "-smf" after a second media.
+    const PatchPanel& to = bp_.patch_panels[z];
+    const std::string& from = bp_.patch_panels[a].name;
+    std::string id = fmt::format("TR-{}>{}-{:03}", from.substr(3),
+                                 to.row == kNone ? fmt::format("H{}", to.hall) : fmt::format("R{:02}", to.row), block);
+    if (!trunk_names_.insert(id).second) id += "-" + cable.media;
     Connector c = Connector::mpo12;
     (void)parse_connector(connector, c);
-    bp_.trunks.push_back({fmt::format("TR{}-{:04}", hall, ++trunks_in_hall_[hall]), a, z, cable.media,
-                          spec_.media.fibre_of(cable.media), connector, std::string(polarity_of(c)), 0,
-                          length_m, stock_length_m(spec_.media.length_bins_m, length_m)});
+    it->second = static_cast<int>(bp_.trunks.size());
+    bp_.trunks.push_back({id, a, z, cable.media, spec_.media.fibre_of(cable.media), connector,
+                          std::string(polarity_of(c)), 0, length_m,
+                          stock_length_m(spec_.media.length_bins_m, length_m)});
   }
-  lane = ++bp_.trunks[it->second].lanes;
+  ++bp_.trunks[it->second].lanes;
   return it->second;
 }
 
@@ -88,31 +113,26 @@ void Plant::add_leg(int index, int from_panel, int from_port, int to_panel, int 
                                      : bp_.trunks[trunk].stock_length_m});
 }
 
-void Plant::route(Cable& cable, int index, RackSlot a, int ru_a, RackSlot z, int ru_z) {
+void Plant::route(Cable& cable, int index, const PanelPorts& p, RackSlot a, int ru_a, RackSlot z, int ru_z) {
   cable.first_leg = static_cast<int>(bp_.legs.size());
-  const int pa = row_panel(a.hall, a.row), pz = row_panel(z.hall, z.row);
-  const int port_a = take_port(pa);
   int lane = 0;
-  add_leg(index, kNone, kNone, pa, port_a, kNone, kNone, layout_.cord_to_row_panel(a, ru_a));
+  add_leg(index, kNone, kNone, p.pa, p.port_a, kNone, kNone, layout_.cord_to_row_panel(a, ru_a));
   if (a.hall == z.hall) {
     const int length = layout_.trunk_between_rows(a.row, z.row);
-    const int trunk = take_lane(pa, pz, cable, length, lane);
-    const int port_z = take_port(pz);
-    add_leg(index, pa, port_a, pz, port_z, trunk, lane, length);
-    add_leg(index, pz, port_z, kNone, kNone, kNone, kNone, layout_.cord_to_row_panel(z, ru_z));
+    const int trunk = take_lane(p.pa, p.port_a, p.pz, cable, length, lane);
+    add_leg(index, p.pa, p.port_a, p.pz, p.port_z, trunk, lane, length);
   } else {
-    const int ha = hall_panel(a.hall), hz = hall_panel(z.hall);
-    const int port_ha = take_port(ha);
     int length = layout_.trunk_to_hall_panel(a.row);
-    add_leg(index, pa, port_a, ha, port_ha, take_lane(pa, ha, cable, length, lane), lane, length);
-    const int port_hz = take_port(hz);
+    int trunk = take_lane(p.pa, p.port_a, p.ha, cable, length, lane);
+    add_leg(index, p.pa, p.port_a, p.ha, p.port_ha, trunk, lane, length);
     length = layout_.trunk_between_halls(a.hall, z.hall);
-    add_leg(index, ha, port_ha, hz, port_hz, take_lane(ha, hz, cable, length, lane), lane, length);
-    const int port_z = take_port(pz);
+    trunk = take_lane(p.ha, p.port_ha, p.hz, cable, length, lane);
+    add_leg(index, p.ha, p.port_ha, p.hz, p.port_hz, trunk, lane, length);
     length = layout_.trunk_to_hall_panel(z.row);
-    add_leg(index, hz, port_hz, pz, port_z, take_lane(hz, pz, cable, length, lane), lane, length);
-    add_leg(index, pz, port_z, kNone, kNone, kNone, kNone, layout_.cord_to_row_panel(z, ru_z));
+    trunk = take_lane(p.hz, p.port_hz, p.pz, cable, length, lane);
+    add_leg(index, p.hz, p.port_hz, p.pz, p.port_z, trunk, lane, length);
   }
+  add_leg(index, p.pz, p.port_z, kNone, kNone, kNone, kNone, layout_.cord_to_row_panel(z, ru_z));
   cable.legs = static_cast<int>(bp_.legs.size()) - cable.first_leg;
 }
 

@@ -6,12 +6,16 @@
 // media.patch_beyond_m goes a-end cord -> the a row's panel -> trunk -> the
 // z row's panel -> cord; between halls the trunk from the a row reaches its
 // hall's panel, a trunk joins the two halls' panels, and a third reaches
-// the z row. Runs inside a row, and copper, stay one cord. Panel ports and
-// trunk lanes are taken in plan order, so a segment or pod added later
-// takes new ports and leaves the ones planned before where they were.
+// the z row. Runs inside a row, and copper, stay one cord. Each kind of
+// cable has its own panel at a row or hall ("PP-H0-R16-A" for ToR uplinks,
+// "PP-H0-R16-C" for the core's). Every run between rows holds its panel
+// ports, in plan order, patched or not (PanelPorts), and a trunk lane
+// follows its port: a segment or pod added later takes new ports, and a
+// run that becomes patched (more slack) moves no other run.
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -39,9 +43,23 @@ bool is_fibre(const std::string& media);
 // media.optics names it, else default_connector().
 Connector connector_for(const MediaSpec& media, const std::string& medium, int speed_gbps);
 
+// The panel ports a run between two rows holds, patched or not: taken for
+// every such run in plan order, so whether a run is patched (its length,
+// the slack) never moves another run's ports. ha/hz only between halls.
+struct PanelPorts {
+  int pa = kNone, port_a = kNone;   // the a row's panel
+  int ha = kNone, port_ha = kNone;  // the a hall's panel
+  int hz = kNone, port_hz = kNone;  // the z hall's panel
+  int pz = kNone, port_z = kNone;   // the z row's panel
+  bool held() const { return pa != kNone; }
+};
+
 class Plant {
  public:
   Plant(const Spec& spec, const Layout& layout, Blueprint& bp) : spec_(spec), layout_(layout), bp_(bp) {}
+
+  // The ports of a run from a to z; none (held() false) inside one row.
+  PanelPorts hold(CableKind kind, RackSlot a, RackSlot z);
 
   // Does a run of this media between these racks, `direct_m` long as one
   // cord, go through the panels?
@@ -52,27 +70,28 @@ class Plant {
   int channel_length(RackSlot a, int ru_a, RackSlot z, int ru_z) const;
 
   // Adds the legs of the run of cable `cable` (its index in bp.cables, the
-  // cable itself still being built) from (a, ru_a) to (z, ru_z), taking
-  // panel ports and trunk lanes, for the cable's media; sets first_leg and legs.
-  void route(Cable& cable, int index, RackSlot a, int ru_a, RackSlot z, int ru_z);
+  // cable itself still being built) from (a, ru_a) to (z, ru_z) through
+  // `ports`, with lanes of the trunks between; sets first_leg and legs.
+  void route(Cable& cable, int index, const PanelPorts& ports, RackSlot a, int ru_a, RackSlot z, int ru_z);
 
  private:
-  int row_panel(int hall, int row);
-  int hall_panel(int hall);
+  int row_panel(int hall, int row, CableKind kind);
+  int hall_panel(int hall, CableKind kind);
   int take_port(int panel) { return ++bp_.patch_panels[panel].ports; }
-  // A lane of a trunk from panel a to panel z for this media and connector:
-  // the trunk being filled, or a new one once it is full. Returns the trunk.
-  int take_lane(int a, int z, const Cable& cable, int length_m, int& lane);
+  // The lane of the trunk from panel a to panel z that serves port_a of a:
+  // each trunk serves a block of media.trunk_lanes ports of its a panel,
+  // lane n port n of the block, so a lane is as stable as its port.
+  int take_lane(int a, int port_a, int z, const Cable& cable, int length_m, int& lane);
   void add_leg(int index, int from_panel, int from_port, int to_panel, int to_port, int trunk, int lane,
                int length_m);
 
   const Spec& spec_;
   const Layout& layout_;
   Blueprint& bp_;
-  std::map<std::pair<int, int>, int> row_panels_;  // (hall, row) -> panel
-  std::map<int, int> hall_panels_;                 // hall -> panel
-  std::map<std::tuple<int, int, std::string, std::string>, int> open_trunk_;  // a, z, media, connector
-  std::map<int, int> trunks_in_hall_;
+  std::map<std::tuple<int, int, CableKind>, int> row_panels_;  // (hall, row, kind) -> panel
+  std::map<std::pair<int, CableKind>, int> hall_panels_;         // (hall, kind) -> panel
+  std::map<std::tuple<int, int, int, std::string, std::string>, int> trunk_of_;  // a, z, block, media, connector
+  std::set<std::string> trunk_names_;
 };
 
 }  // namespace hpn

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "blueprint/text_table.h"
 #include "planner/topology.h"
@@ -84,6 +85,8 @@ std::vector<PlanSummary::Note> plan_notes(const Spec& spec, const Blueprint& bp)
   // single-mode, by kind; runs through the panels.
   std::map<CableKind, int64_t> single_mode;
   int64_t patched = 0;
+  std::set<int> panels;  // those a patched run goes through
+  for (const auto& leg : bp.legs) panels.insert(leg.from_panel == kNone ? leg.to_panel : leg.from_panel);
   for (const auto& c : bp.cables) {
     if (c.media == "smf" && c.length_m > spec.media.multimode_limit_m) ++single_mode[c.kind];
     if (c.patched()) ++patched;
@@ -95,9 +98,9 @@ std::vector<PlanSummary::Note> plan_notes(const Spec& spec, const Blueprint& bp)
   }
   if (patched > 0) {
     notes.push_back({"info", "patched", patched,
-                     fmt::format("{} fibre run{} over {} m go through patch panels at {} rows and halls, "
-                                 "over {} trunks (legs.csv)", grouped(patched), patched == 1 ? "" : "s",
-                                 spec.media.patch_beyond_m, bp.patch_panels.size(), grouped(int64_t(bp.trunks.size())))});
+                     fmt::format("{} fibre run{} over {} m go through {} patch panels and {} trunks (legs.csv)",
+                                 grouped(patched), patched == 1 ? "" : "s", spec.media.patch_beyond_m,
+                                 panels.size(), grouped(int64_t(bp.trunks.size())))});
   }
   return notes;
 }

@@ -89,7 +89,7 @@ CREATE TABLE cables (
   label_a    TEXT NOT NULL,
   label_z    TEXT NOT NULL,
   legs       INTEGER NOT NULL,      -- 1: one cord; 3 or 5: through panels, see legs
-  a_panel    TEXT,                  -- the panel port the a-end's cord plugs into ("PP-H0-R03:12")
+  a_panel    TEXT,                  -- the panel port the a-end's cord plugs into ("PP-H0-R03-A:12")
   z_panel    TEXT
 );
 
