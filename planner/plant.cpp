@@ -83,11 +83,12 @@ PanelPorts Plant::hold(CableKind kind, RackSlot a, RackSlot z) {
 }
 
 int Plant::take_lane(int a, int port_a, int z, const Cable& cable, int length_m, int& lane) {
-  const std::string connector(to_string(connector_for(spec_.media, cable.media, cable.speed_gbps)));
+  const Connector c = connector_for(spec_.media, cable.media, cable.speed_gbps);
   const int block = (port_a - 1) / spec_.media.trunk_lanes;
   lane = (port_a - 1) % spec_.media.trunk_lanes + 1;
-  auto [it, fresh] = trunk_of_.emplace(std::tuple{a, z, block, cable.media, connector}, kNone);
+  auto [it, fresh] = trunk_of_.emplace(std::tuple{a, z, block, cable.media == "smf", static_cast<int>(c)}, kNone);
   if (fresh) {
+    const std::string connector(to_string(c));
     // Named by its panels and block: "TR-H0-R06-A>R16-003" (a row panel to
     // row 16), "TR-H0-C>H1-000" (hall to hall); "-smf" after a second media.
     const PatchPanel& to = bp_.patch_panels[z];
@@ -95,8 +96,6 @@ int Plant::take_lane(int a, int port_a, int z, const Cable& cable, int length_m,
     std::string id = fmt::format("TR-{}>{}-{:03}", from.substr(3),
                                  to.row == kNone ? fmt::format("H{}", to.hall) : fmt::format("R{:02}", to.row), block);
     if (!trunk_names_.insert(id).second) id += "-" + cable.media;
-    Connector c = Connector::mpo12;
-    (void)parse_connector(connector, c);
     it->second = static_cast<int>(bp_.trunks.size());
     bp_.trunks.push_back({id, a, z, cable.media, spec_.media.fibre_of(cable.media), connector,
                           std::string(polarity_of(c)), 0, length_m,

@@ -90,7 +90,7 @@ class Plant {
   Blueprint& bp_;
   std::map<std::tuple<int, int, CableKind>, int> row_panels_;  // (hall, row, kind) -> panel
   std::map<std::pair<int, CableKind>, int> hall_panels_;         // (hall, kind) -> panel
-  std::map<std::tuple<int, int, int, std::string, std::string>, int> trunk_of_;  // a, z, block, media, connector
+  std::map<std::tuple<int, int, int, bool, int>, int> trunk_of_;  // a, z, block, single-mode, connector
   std::set<std::string> trunk_names_;
 };
 
