@@ -168,7 +168,7 @@ Status write_cabling_workbook(const Blueprint& bp, const std::vector<CablingShee
       w.text(row, 11, c.media);
       w.number(row, 12, c.speed_gbps);
       w.number(row, 13, c.length_m);
-      w.number(row, 14, c.stock_length_m);
+      if (!c.patched()) w.number(row, 14, c.stock_length_m);  // a patched run: a cord per leg, in legs.csv
       w.text(row, 15, cable_label(bp, c, true));
       w.text(row, 16, cable_label(bp, c, false));
       w.text(row, 17, printer_label(bp, c), wrap);

@@ -85,12 +85,23 @@ std::string cable_label(const Blueprint& bp, const Cable& cable, bool a_end) {
   std::string label;
   label.reserve(96);
   label.append(cable.id).append(" ").append(near.name).append(":").append(near_port);
+  if (cable.patched()) label.append(" > ").append(end_panel(bp, cable, a_end));
   label.append(" > ").append(far.name).append(":").append(far_port);
   if (far.rack != kNone) {
     label.append(" ").append(bp.racks[far.rack].name);
     if (far.ru != kNone) label.append(" U").append(std::to_string(far.ru));
   }
   return label;
+}
+
+std::string panel_port_name(const Blueprint& bp, int panel, int port) {
+  return bp.patch_panels[panel].name + ":" + std::to_string(port);
+}
+
+std::string end_panel(const Blueprint& bp, const Cable& cable, bool a_end) {
+  if (!cable.patched()) return "";
+  const RunLeg& leg = bp.legs[cable.first_leg + (a_end ? 0 : cable.legs - 1)];
+  return a_end ? panel_port_name(bp, leg.to_panel, leg.to_port) : panel_port_name(bp, leg.from_panel, leg.from_port);
 }
 
 }  // namespace hpn

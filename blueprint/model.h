@@ -87,6 +87,49 @@ struct Cable {
   // last), the bin the bill of materials counts the cable in.
   int stock_length_m = 0;
   std::string media;
+  // A patched run (structured cabling, hpn-pod.yaml(5) media.patch_beyond_m)
+  // is legs of Blueprint::legs from first_leg: a cord to its row's panel,
+  // trunks, a cord from the far panel. Then length_m is the whole channel
+  // and stock_length_m 0, each leg having its own stocked length. A direct
+  // run has no legs (first_leg kNone).
+  int first_leg = kNone;
+  int legs = 0;
+  bool patched() const { return legs > 0; }
+};
+
+// A patch panel of the structured cabling: one at the head of each row a
+// patched run leaves or enters, and one per hall (its distribution frame)
+// for runs between halls.
+struct PatchPanel {
+  std::string name;  // "PP-H0-R03-A" (a row's, for ToR uplinks), "PP-H0-C" (a hall's, for core links)
+  int hall = 0;
+  int row = kNone;   // kNone: the hall's panel
+  int ports = 0;     // ports in use, numbered 1..ports in plan order
+};
+
+// A pre-terminated multi-fibre trunk between two panels; each run through
+// it takes one lane (one MPO leg at each end).
+struct Trunk {
+  std::string id;  // "TR0-A0001": hall, kind of cable, number
+  int a_panel = 0, z_panel = 0;  // indexes into Blueprint::patch_panels
+  std::string media;
+  std::string fibre;      // OM4, OS2, ...
+  std::string connector;  // of every lane's legs: MPO-12, MPO-16, LC-duplex
+  std::string polarity;   // B, A-to-B
+  int lanes = 0;   // lanes in use
+  int length_m = 0;
+  int stock_length_m = 0;
+};
+
+// One leg of a patched run, counted from the cable's a-end: from a point to
+// a point, each the cable's own device port (panel kNone) or a panel port.
+struct RunLeg {
+  int cable = 0;                     // index into Blueprint::cables
+  int from_panel = kNone, from_port = kNone;
+  int to_panel = kNone, to_port = kNone;
+  int trunk = kNone, lane = kNone;   // a trunk's lane; kNone: a patch cord
+  int length_m = 0;
+  int stock_length_m = 0;
 };
 
 // Core switches forward by a fixed per-port rule (HPN §7): traffic for pod P
@@ -130,10 +173,16 @@ struct BomLine {
   std::string media;
   int length_m = 0;  // the stocked length bin, 0 where it does not apply
   int64_t count = 0;
+  // Fibre parts: the grade (OM4, OS2), the connector (MPO-12, MPO-16,
+  // LC-duplex) and its polarity (B, A-to-B); empty on other lines.
+  std::string fibre, connector, polarity;
 };
 
+// A cable the plan cannot build as asked; `cause` groups warnings of one
+// reason, so a summary says "N cables: <cause>" once.
 struct Warning {
   std::string cable;
+  std::string cause;    // "mmf-beyond-reach", ...
   std::string message;
 };
 
@@ -150,11 +199,22 @@ struct Blueprint {
   std::vector<LinkAddresses> links;
   std::vector<BomLine> bom;
   std::vector<Warning> warnings;
+  // The structured cabling of the patched runs (Cable::first_leg).
+  std::vector<PatchPanel> patch_panels;
+  std::vector<Trunk> trunks;
+  std::vector<RunLeg> legs;
 };
 
 // The label printed for one end of a cable: the cable ID, this end, and where
 // the far end goes (device, port, rack and unit), e.g.
 // "C0H00001 host-p0-s00-h000:nic1p1 > tor-p0-s00-r1a:etp1a H0-R00-09 U47".
+// A patched run's label names first the panel port this end's cord plugs
+// into: "C0A00001 tor-p0-s00-r1a:etp69 > PP-H0-R00-A:1 > agg-p0-1-00:etp1 H0-R16-00 U47".
 std::string cable_label(const Blueprint& bp, const Cable& cable, bool a_end);
+
+// "PP-H0-R03-A:12", a panel port as labels and sheets name it.
+std::string panel_port_name(const Blueprint& bp, int panel, int port);
+// The panel port one end's cord of a patched run plugs into; "" for a direct run.
+std::string end_panel(const Blueprint& bp, const Cable& cable, bool a_end);
 
 }  // namespace hpn

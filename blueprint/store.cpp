@@ -82,25 +82,61 @@ Status write_rows(const Blueprint& bp, const sql::Db& db) {
   }
   {
     constexpr int kBatch = 64;
-    sql::BatchInsert cables(db, "cables", 17, kBatch);
-    // Labels are made here; bound without copying, they must outlive the batch.
-    std::vector<std::string> labels(2 * kBatch);
+    sql::BatchInsert cables(db, "cables", 20, kBatch);
+    // Labels and panel ports are made here; bound without copying, they
+    // must outlive the batch.
+    std::vector<std::string> labels(4 * kBatch);
     size_t row = 0;
     for (const auto& c : bp.cables) {
-      std::string& label_a = labels[2 * (row % kBatch)];
-      std::string& label_z = labels[2 * (row % kBatch) + 1];
+      std::string& label_a = labels[4 * (row % kBatch)];
+      std::string& label_z = labels[4 * (row % kBatch) + 1];
+      std::string& panel_a = labels[4 * (row % kBatch) + 2];
+      std::string& panel_z = labels[4 * (row % kBatch) + 3];
       ++row;
       label_a = cable_label(bp, c, true);
       label_z = cable_label(bp, c, false);
+      panel_a = end_panel(bp, c, true);
+      panel_z = end_panel(bp, c, false);
       cables.text(c.id).text(to_string(c.kind)).text(name_of(c.a_device)).text(c.a_port);
       cables.text(name_of(c.z_device)).text(c.z_port).integer(c.speed_gbps).text(to_string(c.state));
-      cables.integer(c.length_m).integer(c.stock_length_m).text(c.media);
+      cables.integer(c.length_m).integer_or_null(c.stock_length_m, 0).text(c.media);
       cables.text(rack_of(c.a_device)).integer(bp.devices[c.a_device].ru);
       cables.text(rack_of(c.z_device)).integer(bp.devices[c.z_device].ru);
-      cables.text(label_a).text(label_z);
+      cables.text(label_a).text(label_z).integer(c.patched() ? c.legs : 1);
+      cables.text_or_null(panel_a).text_or_null(panel_z);
       if (!cables.end_row()) return fail(db, "cables");
     }
     if (!cables.flush()) return fail(db, "cables");
+  }
+  {
+    sql::BatchInsert panels(db, "patch_panels", 4);
+    for (const auto& p : bp.patch_panels) panels.text(p.name).integer(p.hall).integer_or_null(p.row, kNone).integer(p.ports).end_row();
+    if (!panels.flush()) return fail(db, "patch_panels");
+  }
+  {
+    sql::BatchInsert trunks(db, "trunks", 10);
+    for (const auto& t : bp.trunks) {
+      trunks.text(t.id).text(bp.patch_panels[t.a_panel].name).text(bp.patch_panels[t.z_panel].name);
+      trunks.text(t.media).text(t.fibre).text(t.connector).text(t.polarity).integer(t.lanes);
+      trunks.integer(t.length_m).integer(t.stock_length_m);
+      if (!trunks.end_row()) return fail(db, "trunks");
+    }
+    if (!trunks.flush()) return fail(db, "trunks");
+  }
+  {
+    sql::BatchInsert legs(db, "legs", 10);
+    auto panel = [&](int p) { return p == kNone ? std::string_view() : std::string_view(bp.patch_panels[p].name); };
+    for (const auto& c : bp.cables) {
+      for (int i = 0; i < c.legs; ++i) {
+        const RunLeg& l = bp.legs[c.first_leg + i];
+        legs.text(c.id).integer(i + 1).text_or_null(panel(l.from_panel)).integer_or_null(l.from_port, kNone);
+        legs.text_or_null(panel(l.to_panel)).integer_or_null(l.to_port, kNone);
+        legs.text_or_null(l.trunk == kNone ? std::string_view() : std::string_view(bp.trunks[l.trunk].id));
+        legs.integer_or_null(l.lane, kNone).integer(l.length_m).integer(l.stock_length_m);
+        if (!legs.end_row()) return fail(db, "legs");
+      }
+    }
+    if (!legs.flush()) return fail(db, "legs");
   }
   {
     sql::BatchInsert rules(db, "core_rules", 6);
@@ -131,16 +167,16 @@ Status write_rows(const Blueprint& bp, const sql::Db& db) {
     if (!links.flush()) return fail(db, "links");
   }
   {
-    sql::BatchInsert bom(db, "bom", 5);
+    sql::BatchInsert bom(db, "bom", 8);
     for (const auto& b : bp.bom) {
       bom.text(b.category).text(b.part).text_or_null(b.media).integer_or_null(b.length_m, 0);
-      bom.integer(b.count).end_row();
+      bom.integer(b.count).text_or_null(b.fibre).text_or_null(b.connector).text_or_null(b.polarity).end_row();
     }
     if (!bom.flush()) return fail(db, "bom");
   }
   {
-    sql::BatchInsert warnings(db, "warnings", 2);
-    for (const auto& w : bp.warnings) warnings.text_or_null(w.cable).text(w.message).end_row();
+    sql::BatchInsert warnings(db, "warnings", 3);
+    for (const auto& w : bp.warnings) warnings.text_or_null(w.cable).text(w.cause).text(w.message).end_row();
     if (!warnings.flush()) return fail(db, "warnings");
   }
   return {};
@@ -606,7 +642,79 @@ Result<Blueprint> BlueprintStore::load() const {
     }
     if (!s.ok() || s.failed()) return failed("links");
   }
+  if (auto plant = load_plant(bp, cable_index); !plant) return plant.error();
   return bp;
+}
+
+Status BlueprintStore::load_plant(Blueprint& bp, const std::unordered_map<std::string, int>& cable_index) const {
+  auto failed = [&](const char* what) {
+    return Error{fmt::format("{}: reading {}: {}", path_, what, db_.last_error())};
+  };
+  std::unordered_map<std::string, int> panel_index, trunk_index;
+  {
+    sql::Stmt s(db_, "SELECT name, hall, row, ports FROM patch_panels ORDER BY rowid");
+    while (s.step()) {
+      panel_index.emplace(s.text(0), static_cast<int>(bp.patch_panels.size()));
+      bp.patch_panels.push_back({s.text(0), static_cast<int>(s.integer(1)), static_cast<int>(s.integer_or(2, kNone)),
+                                 static_cast<int>(s.integer(3))});
+    }
+    if (!s.ok() || s.failed()) return failed("patch_panels");
+  }
+  auto panel_of = [&](const std::string& name, int& out) {
+    if (name.empty()) return true;  // NULL: a device end
+    auto it = panel_index.find(name);
+    if (it == panel_index.end()) return false;
+    out = it->second;
+    return true;
+  };
+  {
+    sql::Stmt s(db_, "SELECT trunk_id, a_panel, z_panel, media, fibre, connector, polarity, lanes, length_m,"
+                     " stock_length_m FROM trunks ORDER BY rowid");
+    while (s.step()) {
+      Trunk t;
+      t.id = s.text(0);
+      if (!panel_of(s.text(1), t.a_panel) || !panel_of(s.text(2), t.z_panel)) {
+        return Error{fmt::format("{}: trunk {} names a panel the blueprint does not have", path_, t.id)};
+      }
+      t.media = s.text(3);
+      t.fibre = s.text(4);
+      t.connector = s.text(5);
+      t.polarity = s.text(6);
+      t.lanes = static_cast<int>(s.integer(7));
+      t.length_m = static_cast<int>(s.integer(8));
+      t.stock_length_m = static_cast<int>(s.integer(9));
+      trunk_index.emplace(t.id, static_cast<int>(bp.trunks.size()));
+      bp.trunks.push_back(std::move(t));
+    }
+    if (!s.ok() || s.failed()) return failed("trunks");
+  }
+  {
+    sql::Stmt s(db_, "SELECT cable_id, from_panel, from_port, to_panel, to_port, trunk_id, lane, length_m,"
+                     " stock_length_m FROM legs ORDER BY rowid");
+    while (s.step()) {
+      auto cable = cable_index.find(s.text(0));
+      RunLeg l;
+      bool known = cable != cable_index.end() && panel_of(s.text(1), l.from_panel) && panel_of(s.text(3), l.to_panel);
+      if (known && !s.text(5).empty()) {
+        auto trunk = trunk_index.find(s.text(5));
+        known = trunk != trunk_index.end();
+        if (known) l.trunk = trunk->second;
+      }
+      if (!known) return Error{fmt::format("{}: leg of cable {} names what the blueprint does not have", path_, s.text(0))};
+      l.cable = cable->second;
+      l.from_port = static_cast<int>(s.integer_or(2, kNone));
+      l.to_port = static_cast<int>(s.integer_or(4, kNone));
+      l.lane = static_cast<int>(s.integer_or(6, kNone));
+      l.length_m = static_cast<int>(s.integer(7));
+      l.stock_length_m = static_cast<int>(s.integer(8));
+      Cable& c = bp.cables[l.cable];
+      if (c.first_leg == kNone) c.first_leg = static_cast<int>(bp.legs.size());
+      ++c.legs;
+      bp.legs.push_back(l);
+    }
+    if (!s.ok() || s.failed()) return failed("legs");
+  }
+  return {};
 }
 
 Result<BlueprintStore::Ranges> BlueprintStore::ranges() const {

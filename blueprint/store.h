@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "blueprint/model.h"
@@ -11,7 +12,7 @@
 
 namespace hpn {
 
-inline constexpr int kBlueprintSchemaVersion = 3;  // 3: cables.stock_length_m
+inline constexpr int kBlueprintSchemaVersion = 4;  // 3: cables.stock_length_m; 4: patch panels, trunks, legs
 inline constexpr const char* kBlueprintFormat = "hpnctl-blueprint";
 // How long a reader waits for a lock held by a writer of the same file
 // (only files written in place take locks; see BlueprintStore::open).
@@ -75,7 +76,8 @@ class BlueprintStore {
   Result<std::vector<CableRow>> cables_of(const std::string& device,
                                           const std::optional<std::string>& port) const;
   // The whole blueprint, back in memory: what the lab, probe plans and the
-  // diff work from. (BOM lines and warnings are left out: nothing reads them.)
+  // diff work from, the structured cabling included. (BOM lines and
+  // warnings are left out: nothing reads them.)
   Result<Blueprint> load() const;
 
   // Does the device have this port at all (cabled or not)?
@@ -93,6 +95,8 @@ class BlueprintStore {
   Result<std::vector<std::string>> lanes_of(const std::string& device, const std::string& cage) const;
 
  private:
+  Status load_plant(Blueprint& bp, const std::unordered_map<std::string, int>& cable_index) const;
+
   std::string path_;
   sql::Db db_;
 };

@@ -39,4 +39,13 @@ void TextTable::render(std::ostream& out, const std::string& indent) const {
   for (const auto& row : rows_) line(row);
 }
 
+std::string grouped(int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return n < 0 ? "-" + out : out;
+}
+
 }  // namespace hpn

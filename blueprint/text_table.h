@@ -1,6 +1,7 @@
 // Aligned plain-text tables for terminal output: numbers right, text left.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -18,5 +19,8 @@ class TextTable {
   std::vector<std::string> header_;
   std::vector<std::vector<std::string>> rows_;
 };
+
+// A count as a sentence prints it, thousands grouped: "6,720".
+std::string grouped(int64_t n);
 
 }  // namespace hpn

@@ -35,15 +35,10 @@ struct PlanOptions {
   bool allow_renumber = false;
 };
 
-void print_warnings(const hpn::Blueprint& bp, const std::string& out) {
-  const auto& warnings = bp.warnings;
-  constexpr size_t kShown = 5;
-  for (size_t i = 0; i < warnings.size() && i < kShown; ++i) {
-    std::cerr << "hpnctl: warning: cable " << warnings[i].cable << ": " << warnings[i].message << '\n';
-  }
-  if (warnings.size() > kShown) {
-    std::cerr << fmt::format("hpnctl: warning: ... and {} more, all in {}/warnings.csv\n",
-                             warnings.size() - kShown, out);
+// One line per cause of warning (hpn::plan_notes), not one per cable.
+void print_warnings(const hpn::PlanSummary& summary) {
+  for (const auto& n : summary.notes) {
+    if (n.severity == "warning") std::cerr << "hpnctl: warning: " << n.text << '\n';
   }
 }
 
@@ -88,7 +83,7 @@ int run_plan(const PlanOptions& o, Verbosity v) {
   if (!written) {
     return fail(kEnvironmentError, written.error().message);  // the plan was fine; the disk was not
   }
-  if (!quiet) print_warnings(plan->blueprint, o.out);
+  if (!quiet) print_warnings(plan->summary);
   if (o.format == "json") {
     std::cout << hpn::summary_json(plan->summary).dump(2) << '\n';
   } else if (!quiet) {
@@ -142,7 +137,7 @@ int run_plan_diff(const PlanOptions& o, Verbosity v) {
     progress.finish();
     if (!written) return fail(kEnvironmentError, written.error().message);
     if (!quiet) {
-      print_warnings(plan->blueprint, o.out);
+      print_warnings(plan->summary);
       std::cerr << fmt::format("hpnctl: wrote the new plan to {}/, its work order to {}/{}\n", o.out, o.out,
                                hpn::kWorkOrderFile);
     }

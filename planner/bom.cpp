@@ -1,5 +1,7 @@
 #include "planner/bom.h"
 
+#include "planner/plant.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,13 +15,20 @@
 namespace hpn {
 namespace {
 
-bool optical(const std::string& media) { return media == "mmf" || media == "smf"; }
+bool optical(const std::string& media) { return is_fibre(media); }
 
-std::string cable_part(const std::string& media, int speed) {
-  if (media == "dac") return fmt::format("DAC {}G", speed);
-  if (media == "aoc") return fmt::format("AOC {}G", speed);
-  if (media == "mmf") return fmt::format("MMF MPO patch cord {}G", speed);
-  return fmt::format("SMF patch cord {}G", speed);
+// A cable's line: copper and AOC by speed; fibre by grade, connector and
+// polarity, which the line also carries in its own columns.
+BomLine cable_line(const MediaSpec& m, const std::string& media, int speed) {
+  if (media == "dac") return {"cable", fmt::format("DAC {}G", speed), media};
+  if (media == "aoc") return {"cable", fmt::format("AOC {}G", speed), media};
+  const Connector connector = connector_for(m, media, speed);
+  BomLine line{"cable", "", media};
+  line.fibre = m.fibre_of(media);
+  line.connector = std::string(to_string(connector));
+  line.polarity = std::string(polarity_of(connector));
+  line.part = fmt::format("{} {} patch cord {}G, polarity {}", line.fibre, line.connector, speed, line.polarity);
+  return line;
 }
 
 }  // namespace
@@ -103,16 +112,27 @@ Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint
 
   for (const auto& c : bp.cables) {
     uint64_t media = media_index(c.media);
-    ++cable_counts[pack(media, c.speed_gbps, static_cast<uint64_t>(c.stock_length_m), 0)];
+    if (c.patched()) {  // a cord at each end, lanes of trunks between (counted below)
+      for (int i = c.first_leg; i < c.first_leg + c.legs; ++i) {
+        const RunLeg& leg = bp.legs[i];
+        if (leg.trunk == kNone) ++cable_counts[pack(media, c.speed_gbps, static_cast<uint64_t>(leg.stock_length_m), 0)];
+      }
+    } else {
+      ++cable_counts[pack(media, c.speed_gbps, static_cast<uint64_t>(c.stock_length_m), 0)];
+    }
     if (optical(c.media)) {
       if (auto st = optic(c, media, c.a_device, c.a_port); !st) return st.error();
       if (auto st = optic(c, media, c.z_device, c.z_port); !st) return st.error();
     }
   }
   auto field = [](uint64_t key, int n) { return static_cast<int>(key >> (48 - 16 * n) & 0xffff); };
+  // The fibre columns of a line, by its part (one part, one fibre and connector).
+  std::map<std::string, BomLine> fibre_of_part;
   for (const auto& [key, count] : cable_counts) {
     const std::string& media = media_names[field(key, 0)];
-    counts[{1, cable_part(media, field(key, 1)), media, field(key, 2)}] += count;
+    BomLine line = cable_line(spec.media, media, field(key, 1));
+    counts[{1, line.part, media, field(key, 2)}] += count;
+    fibre_of_part.emplace(line.part, line);
   }
   for (const auto& [key, count] : optic_counts) {
     const std::string& media = media_names[field(key, 0)];
@@ -120,13 +140,67 @@ Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint
     std::string part = parts[{media, speed}];
     if (fanout > 1) part += fmt::format(" ({}x{}G breakout)", fanout, port_speed);
     counts[{2, part, media, 0}] += count;
+    const Connector connector = connector_for(spec.media, media, speed);
+    BomLine line{"optic", part, media};
+    line.fibre = spec.media.fibre_of(media);
+    line.connector = std::string(to_string(connector));
+    line.polarity = std::string(polarity_of(connector));
+    fibre_of_part.emplace(part, line);
   }
 
-  static const char* kCategory[] = {"device", "cable", "optic"};
+  // Trunks, bought with media.trunk_lanes lanes whatever they carry; panels,
+  // 1U of media.panel_ports ports per connector and fibre in each.
+  auto fibre_line = [&](const char* category, const std::string& media, const std::string& connector,
+                        const std::string& what) {
+    Connector c = Connector::mpo12;
+    (void)parse_connector(connector, c);
+    BomLine line{category, "", media};
+    line.fibre = spec.media.fibre_of(media);
+    line.connector = connector;
+    line.polarity = std::string(polarity_of(c));
+    line.part = fmt::format("{} {} {}, polarity {}", line.fibre, connector, what, line.polarity);
+    fibre_of_part.emplace(line.part, line);
+    return line.part;
+  };
+  for (const auto& t : bp.trunks) {
+    counts[{3, fibre_line("trunk", t.media, t.connector, fmt::format("trunk, {} lanes", spec.media.trunk_lanes)),
+            t.media, t.stock_length_m}] += 1;
+  }
+  // A panel's ports are numbered for every run between its rows, patched
+  // or not (planner/plant.h): it takes the 1U panels up to the highest port
+  // a patched run uses, of the fibre and connector of its runs.
+  struct PanelUse {
+    int highest = 0;
+    const Cable* cable = nullptr;
+  };
+  std::vector<PanelUse> used(bp.patch_panels.size());
+  for (const auto& leg : bp.legs) {
+    for (auto [panel, port] : {std::pair{leg.from_panel, leg.from_port}, std::pair{leg.to_panel, leg.to_port}}) {
+      if (panel == kNone) continue;
+      used[panel].highest = std::max(used[panel].highest, port);
+      if (!used[panel].cable) used[panel].cable = &bp.cables[leg.cable];
+    }
+  }
+  for (const auto& u : used) {
+    if (!u.cable) continue;
+    const std::string connector(to_string(connector_for(spec.media, u.cable->media, u.cable->speed_gbps)));
+    const int64_t units = (u.highest + spec.media.panel_ports - 1) / spec.media.panel_ports;
+    counts[{4, fibre_line("panel", u.cable->media, connector,
+                          fmt::format("patch panel 1U, {} ports", spec.media.panel_ports)),
+            u.cable->media, 0}] += units;
+  }
+
+  static const char* kCategory[] = {"device", "cable", "optic", "trunk", "panel"};
   std::vector<BomLine> lines;
   for (const auto& [key, count] : counts) {
     const auto& [category, part, media, length] = key;
-    lines.push_back({kCategory[category], part, media, length, count});
+    BomLine line{kCategory[category], part, media, length, count};
+    if (auto it = fibre_of_part.find(part); it != fibre_of_part.end()) {
+      line.fibre = it->second.fibre;
+      line.connector = it->second.connector;
+      line.polarity = it->second.polarity;
+    }
+    lines.push_back(std::move(line));
   }
   return lines;
 }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "planner/addressing.h"
 #include "planner/diagnostics.h"
@@ -413,6 +414,39 @@ void check_layout(const Spec& s, const Topology& t, Checker& c) {
   if (s.media.rules.empty()) c.fail({"media.rules"}, "media.rules is empty: every cable needs a media");
 }
 
+// Media rules that contradict what the media reach, or each other: a rule
+// giving multimode to runs past media.multimode_limit_m would plan optics
+// that cannot light the fibre (every such cable a warning and exit 0, until
+// this check), and a rule shadowed by an earlier one is never used.
+void check_media(const Spec& s, Checker& c) {
+  const auto& m = s.media;
+  std::optional<double> covered;  // every length up to this is taken by an earlier rule
+  bool catch_all = false;
+  for (size_t i = 0; i < m.rules.size(); ++i) {
+    const MediaRule& r = m.rules[i];
+    const std::string at = fmt::format("media.rules[{}]", i);
+    if (catch_all || (covered && r.max_length_m && *r.max_length_m <= *covered)) {
+      c.fail({at + ".max_length_m", at + ".media"},
+             fmt::format("{} ({}) is never used: an earlier rule takes every run {}", at,
+                         r.max_length_m ? fmt::format("up to {} m", *r.max_length_m) : "any length",
+                         catch_all ? "of any length" : fmt::format("up to {} m", *covered)));
+    }
+    if (r.media == "mmf" && !r.max_length_m) {
+      c.fail({at + ".media", "media.multimode_limit_m"},
+             fmt::format("{}: mmf for any length, but multimode reaches media.multimode_limit_m = {} m; "
+                         "give it max_length_m {} or less and end media.rules with smf", at,
+                         m.multimode_limit_m, m.multimode_limit_m));
+    } else if (r.media == "mmf" && *r.max_length_m > m.multimode_limit_m) {
+      c.fail({at + ".max_length_m", "media.multimode_limit_m"},
+             fmt::format("{}: mmf up to {} m, but multimode reaches media.multimode_limit_m = {} m; "
+                         "lower max_length_m to {} or less, or give the longer runs smf", at,
+                         *r.max_length_m, m.multimode_limit_m, m.multimode_limit_m));
+    }
+    if (!r.max_length_m) catch_all = true;
+    else covered = std::max(covered.value_or(0), *r.max_length_m);
+  }
+}
+
 }  // namespace
 
 Status check_design(const Spec& spec) {
@@ -426,6 +460,7 @@ Status check_design(const Spec& spec) {
   check_asns(spec, t, c);
   check_names(spec, c);
   check_layout(spec, t, c);
+  check_media(spec, c);
   return c.result();
 }
 

@@ -12,6 +12,7 @@
 #include "planner/design_check.h"
 #include "planner/layout.h"
 #include "planner/naming.h"
+#include "planner/plant.h"
 #include "planner/topology.h"
 
 namespace hpn {
@@ -64,7 +65,7 @@ SwitchPanel switch_panel(const std::string& pattern, int radix, int speed, int b
 class Expander {
  public:
   Expander(const Spec& spec, const std::string& tool_version)
-      : s_(spec), t_(derive_topology(spec)), layout_(spec, t_) {
+      : s_(spec), t_(derive_topology(spec)), layout_(spec, t_), plant_(spec, layout_, bp_) {
     bp_.spec_name = spec.name;
     bp_.spec_yaml = spec.source_text;
     bp_.tool_version = tool_version;
@@ -398,23 +399,13 @@ class Expander {
     }
   }
 
-  static const char* kind_code(CableKind kind) {
-    switch (kind) {
-      case CableKind::host_tor: return "H";
-      case CableKind::tor_agg: return "A";
-      case CableKind::agg_core: return "C";
-      case CableKind::frontend: return "F";
-    }
-    return "?";
-  }
-
   // `link`: the position of a switch-to-switch cable's /31 and /127 in the
   // link pool of its kind; none for host cables.
   void cable(CableKind kind, int pod, int& seq, int a, const std::string& a_port, int z,
              const std::string& z_port, int speed, State state, int64_t link = -1) {
     if (!error_.empty()) return;
     Cable c;
-    c.id = cable_name(s_.naming.cable, pod, kind_code(kind), ++seq);
+    c.id = cable_name(s_.naming.cable, pod, cable_kind_code(kind), ++seq);
     c.kind = kind;
     c.a_device = a;
     c.a_port = a_port;
@@ -426,26 +417,34 @@ class Expander {
     const Device& dz = bp_.devices[z];
     const Rack& ra = bp_.racks[da.rack];
     const Rack& rz = bp_.racks[dz.rack];
-    c.length_m = layout_.cable_length({ra.hall, ra.row, ra.position}, da.ru,
-                                      {rz.hall, rz.row, rz.position}, dz.ru);
-    c.stock_length_m = stock_length_m(s_.media.length_bins_m, c.length_m);
-    for (const auto& rule : s_.media.rules) {
-      if (!rule.max_length_m || c.length_m <= *rule.max_length_m) {
-        c.media = rule.media;
-        break;
+    const RackSlot sa{ra.hall, ra.row, ra.position}, sz{rz.hall, rz.row, rz.position};
+    c.length_m = layout_.cable_length(sa, da.ru, sz, dz.ru);
+    c.media = media_for(c.length_m);
+    // A long fibre run goes through the panels; its media is chosen for the
+    // whole channel, which is what the optics must reach.
+    const PanelPorts ports = plant_.hold(kind, sa, sz);
+    if (plant_.patches(c.media, sa, sz, c.length_m)) {
+      const int channel = plant_.channel_length(sa, da.ru, sz, dz.ru);
+      if (is_fibre(media_for(channel))) {
+        c.length_m = channel;
+        c.media = media_for(channel);
+        plant_.route(c, static_cast<int>(bp_.cables.size()), ports, sa, da.ru, sz, dz.ru);
       }
     }
+    c.stock_length_m = c.patched() ? 0 : stock_length_m(s_.media.length_bins_m, c.length_m);
     if (c.media.empty()) {
       fail({"media.rules"}, fmt::format("no media rule covers the {} m cable {} ({}:{} - {}:{}); "
                                         "end media.rules with a rule without max_length_m",
                                         c.length_m, c.id, da.name, a_port, dz.name, z_port));
       return;
     }
-    if (c.length_m > s_.media.multimode_limit_m) {
+    // check_design() refuses rules that give multimode beyond its reach;
+    // this stays for the run no rule set could foresee.
+    if (c.media == "mmf" && c.length_m > s_.media.multimode_limit_m) {
       bp_.warnings.push_back(
-          {c.id, fmt::format("{} m from {}:{} to {}:{} is beyond the {} m multimode limit; media {}",
-                             c.length_m, da.name, a_port, dz.name, z_port,
-                             s_.media.multimode_limit_m, c.media)});
+          {c.id, std::string(kMultimodeBeyondReach),
+           fmt::format("{} m from {}:{} to {}:{} is beyond the {} m multimode reach; media mmf",
+                       c.length_m, da.name, a_port, dz.name, z_port, s_.media.multimode_limit_m)});
     }
     if (kind == CableKind::tor_agg || kind == CableKind::agg_core) {
       const bool tor = kind == CableKind::tor_agg;
@@ -546,6 +545,15 @@ class Expander {
     }
   }
 
+  // The media of the first rule covering the length; empty when none does.
+  const std::string& media_for(int length_m) const {
+    static const std::string kNoMedia;
+    for (const auto& rule : s_.media.rules) {
+      if (!rule.max_length_m || length_m <= *rule.max_length_m) return rule.media;
+    }
+    return kNoMedia;
+  }
+
   // HPN §7: traffic for pod P arriving on in-port i (index i of its own pod's
   // group) leaves on index i of P's group; only when that port is down does
   // the core hash over the rest of P's group. Rules exist for every pod the
@@ -580,6 +588,7 @@ class Expander {
   Topology t_;
   Layout layout_;
   Blueprint bp_;
+  Plant plant_;
   std::string error_;
   SwitchPanel tor_, agg_, core_, fe_;
   SwitchPanel host_;  // only .ports: the NIC ports every host has

@@ -49,6 +49,31 @@ RackSlot Layout::core_rack(int rack) const {
   return {l.core_hall, pods_in_hall * rows_per_pod_ + rack / per_row, rack % per_row};
 }
 
+namespace {
+
+int whole_metres(double metres) { return std::max(1, static_cast<int>(std::ceil(metres - 1e-9))); }
+
+}  // namespace
+
+int Layout::cord_to_row_panel(RackSlot slot, int ru) const {
+  const auto& l = spec_.layout;
+  const auto& m = spec_.media;
+  return whole_metres((slot.position + 1) * l.rack_width_m + (l.rack_units - ru + 1) * m.vertical_m_per_ru +
+                      m.slack_m);
+}
+
+int Layout::trunk_between_rows(int row_a, int row_b) const {
+  return whole_metres(std::abs(row_a - row_b) * spec_.layout.row_pitch_m + spec_.media.slack_m);
+}
+
+int Layout::trunk_to_hall_panel(int row) const {
+  return whole_metres((row + 1) * spec_.layout.row_pitch_m + spec_.media.slack_m);
+}
+
+int Layout::trunk_between_halls(int hall_a, int hall_b) const {
+  return whole_metres(std::abs(hall_a - hall_b) * spec_.layout.hall_spacing_m + spec_.media.slack_m);
+}
+
 int Layout::cable_length(RackSlot a, int ru_a, RackSlot b, int ru_b) const {
   const auto& l = spec_.layout;
   const auto& m = spec_.media;
@@ -62,7 +87,7 @@ int Layout::cable_length(RackSlot a, int ru_a, RackSlot b, int ru_b) const {
     double up = (l.rack_units - ru_a + 1 + l.rack_units - ru_b + 1) * m.vertical_m_per_ru;
     metres = std::abs(ax - bx) + dy + up + m.slack_m;
   }
-  return std::max(1, static_cast<int>(std::ceil(metres - 1e-9)));
+  return whole_metres(metres);
 }
 
 }  // namespace hpn

@@ -44,6 +44,15 @@ class Layout {
   // and the in-rack slack. Rounded up to a whole metre.
   int cable_length(RackSlot a, int ru_a, RackSlot b, int ru_b) const;
 
+  // The structured cabling's geometry (planner/plant.h). Each row's patch
+  // panel sits in the overhead tray at the row's head, before position 0;
+  // each hall's panel at the head of the hall, before row 0. Trunks run
+  // along the row heads; all lengths carry media.slack_m and are rounded up.
+  int cord_to_row_panel(RackSlot slot, int ru) const;  // device to its row's panel
+  int trunk_between_rows(int row_a, int row_b) const;  // two row panels of one hall
+  int trunk_to_hall_panel(int row) const;              // a row's panel to its hall's
+  int trunk_between_halls(int hall_a, int hall_b) const;
+
  private:
   RackSlot slot(int pod, int first_row, int index) const;
   int pod_row(int pod) const;

@@ -124,4 +124,14 @@ Status check_pattern(std::string_view key, const std::string& pattern) {
   return {};
 }
 
+const char* cable_kind_code(CableKind kind) {
+  switch (kind) {
+    case CableKind::host_tor: return "H";
+    case CableKind::tor_agg: return "A";
+    case CableKind::agg_core: return "C";
+    case CableKind::frontend: return "F";
+  }
+  return "?";
+}
+
 }  // namespace hpn

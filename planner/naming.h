@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "blueprint/model.h"
 #include "blueprint/result.h"
 
 namespace hpn {
@@ -25,6 +26,9 @@ std::string host_port_name(const std::string& p, int nic, int port);
 std::string switch_port_name(const std::string& p, int cage, std::string_view sub);
 std::string cable_name(const std::string& p, int pod, std::string_view kind, int seq);
 std::string rack_name(const std::string& p, int hall, int row, int position);
+
+// The letter of a cable kind in cable IDs and panel names: H, A, C, F.
+const char* cable_kind_code(CableKind kind);
 
 // "a", "b", ... for the n-th (0-based) side of a pair or sub-port of a cage.
 std::string letter(int n);

@@ -24,8 +24,10 @@ std::string_view to_string(ChangeAction action) {
   switch (action) {
     case ChangeAction::remove: return "remove";
     case ChangeAction::move: return "move";
-    case ChangeAction::relabel: return "relabel";
     case ChangeAction::add: return "add";
+    case ChangeAction::replace: return "replace";
+    case ChangeAction::relabel: return "relabel";
+    case ChangeAction::record: return "record";
     case ChangeAction::renumber: return "renumber";
     case ChangeAction::readdress: return "readdress";
   }
@@ -59,18 +61,19 @@ std::string WorkItem::change_text() const {
 }
 
 int64_t DiffCounts::total() const {
-  return cables_added + cables_removed + cables_moved + cables_relabelled + devices_added +
-         devices_removed + devices_moved + devices_relabelled + devices_renumbered + readdressed;
+  return cables_added + cables_removed + cables_moved + cables_replaced + cables_relabelled + cables_recorded +
+         devices_added + devices_removed + devices_moved + devices_relabelled + devices_renumbered + readdressed;
 }
 
 namespace {
 
 // The order a technician works in: cables out before the devices they hang
 // on, devices moved before their cables are re-run, devices in before their
-// cables; the configuration (renumbering, addresses) last.
+// cables; then cords swapped and labels reprinted; the configuration
+// (renumbering, addresses) after; what changes only in the record last.
 enum Phase {
-  kRemoveCable, kRemoveDevice, kMoveDevice, kMoveCable, kRelabelCable, kRelabelDevice,
-  kAddDevice, kAddCable, kRenumberDevice, kReaddress
+  kRemoveCable, kRemoveDevice, kMoveDevice, kMoveCable, kAddDevice, kAddCable, kReplaceCable,
+  kRelabelCable, kRelabelDevice, kRenumberDevice, kReaddress, kRecordCable
 };
 
 // Racks in floor order (hall, row, position), devices bottom-up within none:
@@ -114,6 +117,32 @@ SortKey key_of(int phase, const Blueprint& bp, int device, const std::string& po
   k.id = id;
   return k;
 }
+
+// The panel ports and trunk lanes a patched run goes through, "" for a
+// direct one: "PP-H0-R00-A:1 > TR0-A0001/1 > PP-H0-R16-A:1".
+std::string route_of(const Blueprint& bp, const Cable& c) {
+  std::string route;
+  for (int i = 0; i < c.legs; ++i) {
+    const RunLeg& l = bp.legs[c.first_leg + i];
+    if (l.from_panel == kNone) continue;
+    if (!route.empty()) route += " > ";
+    route += panel_port_name(bp, l.from_panel, l.from_port);
+    if (l.trunk != kNone) route += fmt::format(" > {}/{}", bp.trunks[l.trunk].id, l.lane);
+  }
+  return route;
+}
+
+// The stocked lengths of a patched run's legs, "10+50+5"; "" for a direct run.
+std::string cords_of(const Blueprint& bp, const Cable& c) {
+  std::string cords;
+  for (int i = 0; i < c.legs; ++i) {
+    if (i) cords += "+";
+    cords += std::to_string(bp.legs[c.first_leg + i].stock_length_m);
+  }
+  return cords;
+}
+
+std::string stock_of(const Cable& c) { return c.patched() ? std::string() : std::to_string(c.stock_length_m); }
 
 std::string ends_key(const Blueprint& bp, const Cable& c) {
   std::string key = bp.devices[c.a_device].name;
@@ -242,38 +271,53 @@ class Differ {
     return was.id == c.id && was.a_port == c.a_port && was.z_port == c.z_port && oa.name == na.name &&
            oz.name == nz.name && same_place(oa, na) && same_place(oz, nz) && was.kind == c.kind &&
            was.speed_gbps == c.speed_gbps && was.state == c.state && was.length_m == c.length_m &&
-           was.stock_length_m == c.stock_length_m && was.media == c.media;
+           was.stock_length_m == c.stock_length_m && was.media == c.media && was.legs == c.legs &&
+           (!c.patched() || (route_of(old_, was) == route_of(new_, c) && cords_of(old_, was) == cords_of(new_, c)));
   }
 
   void compare_cable(const Cable& was, const Cable& c) {
     if (unchanged(was, c)) return;
-    WorkItem w = cable_item(ChangeAction::relabel, new_, c);
+    WorkItem w = cable_item(ChangeAction::record, new_, c);
     const WorkEnd old_a = end_of(old_, was.a_device, was.a_port), old_z = end_of(old_, was.z_device, was.z_port);
     auto field = [&](const char* name, const std::string& before, const std::string& after) {
-      if (before != after) w.changes.push_back({name, before, after});
+      if (before == after) return false;
+      w.changes.push_back({name, before, after});
+      return true;
     };
     field("cable_id", was.id, c.id);
-    const size_t before_ends = w.changes.size();
-    field("a_end", old_a.end(), w.a.end());
-    field("a_place", old_a.place(), w.a.place());
-    field("z_end", old_z.end(), w.z.end());
-    field("z_place", old_z.place(), w.z.place());
-    const bool moved = w.changes.size() > before_ends;
-    field("kind", std::string(to_string(was.kind)), std::string(to_string(c.kind)));
-    field("speed_gbps", std::to_string(was.speed_gbps), std::to_string(c.speed_gbps));
+    // An end plugged elsewhere, or the run through other panel ports and
+    // trunks: cables to pull and re-run.
+    bool moved = field("a_end", old_a.end(), w.a.end());
+    moved |= field("a_place", old_a.place(), w.a.place());
+    moved |= field("z_end", old_z.end(), w.z.end());
+    moved |= field("z_place", old_z.place(), w.z.place());
+    moved |= field("route", route_of(old_, was), route_of(new_, c));
+    // Another cord from the shelf at the same ends.
+    bool replaced = field("kind", std::string(to_string(was.kind)), std::string(to_string(c.kind)));
+    replaced |= field("speed_gbps", std::to_string(was.speed_gbps), std::to_string(c.speed_gbps));
+    replaced |= field("media", was.media, c.media);
+    replaced |= field("stock_length_m", stock_of(was), stock_of(c));
+    replaced |= field("cords_m", cords_of(old_, was), cords_of(new_, c));
+    // What only the record says.
     field("state", std::string(to_string(was.state)), std::string(to_string(c.state)));
     field("length_m", std::to_string(was.length_m), std::to_string(c.length_m));
-    // Another stocked cord is another cable to pull, even at the same estimate.
-    field("stock_length_m", std::to_string(was.stock_length_m), std::to_string(c.stock_length_m));
-    field("media", was.media, c.media);
     if (w.changes.empty()) return;
+    const bool relabelled = cable_label(old_, was, true) != w.label_a || cable_label(old_, was, false) != w.label_z;
     if (moved) {
       w.action = ChangeAction::move;
       ++counts_.cables_moved;
       stage(key_of(kMoveCable, new_, c.a_device, c.a_port, c.id), std::move(w));
-    } else {
+    } else if (replaced) {
+      w.action = ChangeAction::replace;
+      ++counts_.cables_replaced;
+      stage(key_of(kReplaceCable, new_, c.a_device, c.a_port, c.id), std::move(w));
+    } else if (relabelled) {
+      w.action = ChangeAction::relabel;
       ++counts_.cables_relabelled;
       stage(key_of(kRelabelCable, new_, c.a_device, c.a_port, c.id), std::move(w));
+    } else {
+      ++counts_.cables_recorded;
+      stage(key_of(kRecordCable, new_, c.a_device, c.a_port, c.id), std::move(w));
     }
   }
 
@@ -449,16 +493,19 @@ std::string diff_summary(const DiffCounts& c) {
   auto add = [&](int64_t n, const char* noun, const char* what) {
     if (n) parts.push_back(fmt::format("{} {}{} {}", n, noun, n == 1 ? "" : "s", what));
   };
-  add(c.devices_added, "device", "added");
+  // The physical moves first: what is pulled, moved and put in.
   add(c.devices_removed, "device", "removed");
   add(c.devices_moved, "device", "moved");
-  add(c.devices_relabelled, "device", "relabelled");
-  add(c.devices_renumbered, "device", "renumbered");
-  add(c.cables_added, "cable", "added");
+  add(c.devices_added, "device", "added");
   add(c.cables_removed, "cable", "removed");
   add(c.cables_moved, "cable", "moved");
+  add(c.cables_added, "cable", "added");
+  add(c.cables_replaced, "cord", "replaced (another stock cord)");
   add(c.cables_relabelled, "cable", "relabelled");
+  add(c.devices_relabelled, "device", "relabelled");
+  add(c.devices_renumbered, "device", "renumbered");
   add(c.readdressed, "address change", "(device or link)");
+  add(c.cables_recorded, "record-only change", "(length or state in the record)");
   if (parts.empty()) return "no change";
   std::string text;
   for (size_t i = 0; i < parts.size(); ++i) text += (i ? ", " : "") + parts[i];
@@ -492,7 +539,8 @@ void render_plan_diff(const PlanDiff& diff, OutputFormat format, std::ostream& o
           {"devices_moved", c.devices_moved}, {"devices_relabelled", c.devices_relabelled},
           {"devices_renumbered", c.devices_renumbered}, {"cables_added", c.cables_added},
           {"cables_removed", c.cables_removed}, {"cables_moved", c.cables_moved},
-          {"cables_relabelled", c.cables_relabelled}, {"readdressed", c.readdressed}}},
+          {"cables_replaced", c.cables_replaced}, {"cables_relabelled", c.cables_relabelled},
+          {"cables_recorded", c.cables_recorded}, {"readdressed", c.readdressed}}},
         {"items", nlohmann::ordered_json::array()}};
     auto& items = j["items"];
     for (const auto& w : diff.items) {
@@ -521,12 +569,17 @@ void render_plan_diff(const PlanDiff& diff, OutputFormat format, std::ostream& o
   }
   TextTable table({"step", "action", "item", "id", "a_end", "a_place", "z_end", "z_place", "change"});
   for (const auto& w : diff.items) {
+    if (w.action == ChangeAction::record) continue;  // nothing for the hands; counted below
     table.add({std::to_string(w.step), std::string(to_string(w.action)), std::string(to_string(w.item)), w.id,
                w.a.end(), w.a.place(), w.z.end(), w.z.place(), w.change_text()});
   }
-  table.render(out);
+  if (table.size() > 0) table.render(out);
   out << fmt::format("{} step{}: {}\n", diff.items.size(), diff.items.size() == 1 ? "" : "s",
                      diff_summary(diff.counts));
+  if (diff.counts.cables_recorded > 0) {
+    out << fmt::format("the {} record-only step{} (nothing to do at the rack) are listed in --format csv "
+                       "and json\n", diff.counts.cables_recorded, diff.counts.cables_recorded == 1 ? "" : "s");
+  }
 }
 
 Status write_plan_with_work_order(const Blueprint& bp, const PlanSummary& summary, const PlanDiff& diff,

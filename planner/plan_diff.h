@@ -2,11 +2,16 @@
 // new pod, a re-addressing) does to a fabric already planned, as a work
 // order a technician follows top to bottom. See hpnctl(1), "plan --diff".
 //
-// Cables are paired by cable ID first, then (the rest) by their two ends:
-//   same ID, other port, device, rack or unit at an end   -> move
-//   same ID and ends, other length, media, speed or state -> relabel
-//   other ID, same ends                                   -> relabel (new label)
-//   unpaired                                              -> remove / add
+// Cables are paired by cable ID first, then (the rest) by their two ends.
+// What the hands do to a paired cable decides its step, the first that
+// applies:
+//   an end on another port, device, rack or unit, or the run through other
+//   panel ports or trunks                                -> move
+//   another stocked cord (stock bin, or that of a leg), media or speed
+//                                                        -> replace
+//   other label text (a new cable ID)                    -> relabel
+//   only the record differs (length_m, state)            -> record
+//   unpaired                                             -> remove / add
 // Devices are paired by name: other rack or unit -> move; other state ->
 // relabel; other node ID, ASN, role, pod, segment, plane or rail -> renumber,
 // which the command refuses unless asked (probes, BGP and the cabling of
@@ -27,9 +32,10 @@
 
 namespace hpn {
 
-// In work-order order: the physical work first (take out, move, relabel,
-// put in), then the configuration.
-enum class ChangeAction { remove, move, relabel, add, renumber, readdress };
+// In work-order order: the physical moves first (take out, move, put in),
+// then cords swapped for another stock length, labels reprinted, the
+// configuration, and last what changes only in the record.
+enum class ChangeAction { remove, move, add, replace, relabel, renumber, readdress, record };
 enum class ChangeItem { cable, device, address };
 
 std::string_view to_string(ChangeAction action);
@@ -59,12 +65,13 @@ struct WorkItem {
   // The labels to print (new plan) or to look for (removals), cables only.
   std::string label_a, label_z;
   WorkEnd a, z;  // where the work is: the new ends, the old ones for a removal
-  std::vector<FieldChange> changes;  // what differs, for move, relabel, renumber, readdress
+  std::vector<FieldChange> changes;  // what differs, for every action but add and remove
   std::string change_text() const;   // "a_port etp5 -> etp7; length_m 4 -> 6"
 };
 
 struct DiffCounts {
-  int64_t cables_added = 0, cables_removed = 0, cables_moved = 0, cables_relabelled = 0;
+  int64_t cables_added = 0, cables_removed = 0, cables_moved = 0, cables_replaced = 0, cables_relabelled = 0;
+  int64_t cables_recorded = 0;  // record-only: nothing to do at the rack
   int64_t devices_added = 0, devices_removed = 0, devices_moved = 0, devices_relabelled = 0;
   int64_t devices_renumbered = 0, readdressed = 0;
   int64_t total() const;
@@ -85,11 +92,13 @@ PlanDiff diff_plans(const Blueprint& before, const Blueprint& after);
 // changed on each; ok when there is none.
 Status check_no_renumbering(const PlanDiff& diff);
 
-// The work order as a table (with a summary line), CSV or JSON.
+// The work order as a table (with a summary line; record-only steps are
+// counted there, listed in CSV and JSON), CSV or JSON.
 void render_plan_diff(const PlanDiff& diff, OutputFormat format, std::ostream& out);
 void write_work_order_csv(const PlanDiff& diff, std::ostream& out);
 
-// "16 devices added, 112 cables added, 8 cables moved" or "no change".
+// "16 devices added, 112 cables added, 8 cables moved, 3 cords replaced" or
+// "no change": physical moves first, record-only changes last.
 std::string diff_summary(const DiffCounts& counts);
 
 // The name of the work order inside a plan written by `plan --diff -o`.

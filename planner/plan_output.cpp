@@ -34,8 +34,39 @@ void write_cabling_csv(const Blueprint& bp, std::ostream& out) {
     w.field(c.id).field(to_string(c.kind)).field(a.name).field(c.a_port);
     w.field(z.name).field(c.z_port).field(c.speed_gbps).field(to_string(c.state));
     w.field(c.length_m).field(c.media).field(cable_label(bp, c, true)).field(cable_label(bp, c, false));
-    w.field(rack_of(a)).null_or(a.ru, kNone).field(rack_of(z)).null_or(z.ru, kNone).field(c.stock_length_m);
+    w.field(rack_of(a)).null_or(a.ru, kNone).field(rack_of(z)).null_or(z.ru, kNone).null_or(c.stock_length_m, 0);
+    w.field(c.patched() ? c.legs : 1).field(end_panel(bp, c, true)).field(end_panel(bp, c, false));
     w.end_row();
+  }
+}
+
+void write_legs_csv(const Blueprint& bp, std::ostream& out) {
+  CsvWriter w(out);
+  for (const char* column : kLegColumns) w.field(column);
+  w.end_row();
+  for (const auto& c : bp.cables) {
+    if (!c.patched()) continue;
+    const Device& a = bp.devices[c.a_device];
+    const Device& z = bp.devices[c.z_device];
+    const std::string a_end = a.name + ":" + c.a_port, z_end = z.name + ":" + c.z_port;
+    for (int i = 0; i < c.legs; ++i) {
+      const RunLeg& l = bp.legs[c.first_leg + i];
+      w.field(c.id).field(i + 1).field(l.trunk == kNone ? "cord" : "trunk");
+      w.field(l.from_panel == kNone ? a_end : panel_port_name(bp, l.from_panel, l.from_port));
+      w.field(l.to_panel == kNone ? z_end : panel_port_name(bp, l.to_panel, l.to_port));
+      if (l.trunk == kNone) w.field(std::string_view{}).field(std::string_view{});
+      else w.field(bp.trunks[l.trunk].id).field(l.lane);
+      w.field(l.length_m).field(l.stock_length_m);
+      // A cord has its run's fibre and connector: the trunks' of its run.
+      const Trunk* trunk = nullptr;
+      for (int k = 0; k < c.legs && !trunk; ++k) {
+        const RunLeg& t = bp.legs[c.first_leg + k];
+        if (t.trunk != kNone) trunk = &bp.trunks[t.trunk];
+      }
+      if (trunk) w.field(trunk->fibre).field(trunk->connector).field(trunk->polarity);
+      else w.field(std::string_view{}).field(std::string_view{}).field(std::string_view{});
+      w.end_row();
+    }
   }
 }
 
@@ -94,18 +125,19 @@ void write_racks_csv(const Blueprint& bp, std::ostream& out) {
 
 void write_bom_csv(const Blueprint& bp, std::ostream& out) {
   CsvWriter w(out);
-  w.row({"category", "part", "media", "length_m", "count"});
+  w.row({"category", "part", "media", "length_m", "count", "fibre", "connector", "polarity"});
   for (const auto& b : bp.bom) {
     w.field(b.category).field(b.part).field(b.media).null_or(b.length_m, 0).field(b.count);
+    w.field(b.fibre).field(b.connector).field(b.polarity);
     w.end_row();
   }
 }
 
 void write_warnings_csv(const Blueprint& bp, std::ostream& out) {
   CsvWriter w(out);
-  w.row({"cable", "message"});
+  w.row({"cable", "cause", "message"});
   for (const auto& x : bp.warnings) {
-    w.field(x.cable).field(x.message);
+    w.field(x.cable).field(x.cause).field(x.message);
     w.end_row();
   }
 }
@@ -141,6 +173,7 @@ Status write_sheets(const Blueprint& bp, const PlanSummary& summary, const fs::p
                     const std::function<void(const char*)>& done) {
   const std::vector<std::pair<const char*, std::function<void(std::ostream&)>>> files{
       {"cabling.csv", [&](std::ostream& o) { write_cabling_csv(bp, o); }},
+      {"legs.csv", [&](std::ostream& o) { write_legs_csv(bp, o); }},
       {"devices.csv", [&](std::ostream& o) { write_devices_csv(bp, o); }},
       {"interfaces.csv", [&](std::ostream& o) { write_interfaces_csv(bp, o); }},
       {"links.csv", [&](std::ostream& o) { write_links_csv(bp, o); }},

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hpn {
@@ -107,20 +108,36 @@ struct MediaRule {
   std::string media;
 };
 
+// The fibre connectors transceivers take (IEC 61754-7 MPO, IEC 61754-20 LC).
+// Names and defaults in planner/plant.h.
+enum class Connector { mpo12, mpo16, lc_duplex };
+
 struct OpticPart {
   std::string media;
   int speed_gbps = 0;
   std::string part;
+  // Absent in the spec: what the usual optic of that media and speed takes
+  // (default_connector()).
+  Connector connector = Connector::mpo12;
 };
 
 struct MediaSpec {
   double slack_m = 0;
   double same_rack_slack_m = 0;
   double vertical_m_per_ru = 0;
-  double multimode_limit_m = 0;
+  double multimode_limit_m = 0;  // the reach of the multimode optics (400G-SR8 on OM4: 100 m)
   std::vector<MediaRule> rules;
   std::vector<double> length_bins_m;
   std::vector<OpticPart> optics;
+  // Structured cabling (TIA-942): a fibre run between two rows whose direct
+  // length would exceed this leaves its row through the row's patch panel,
+  // and reaches the far row's panel over a trunk (another hall's through
+  // both halls' panels); patch cords join each end to its row's panel.
+  double patch_beyond_m = 0;
+  int trunk_lanes = 0;   // runs one trunk carries (MPO legs at each end)
+  int panel_ports = 0;   // MPO ports of one 1U patch panel
+  std::string fibre_mmf, fibre_smf;  // fibre grade: OM3/OM4/OM5, OS1/OS2
+  const std::string& fibre_of(const std::string& media) const { return media == "smf" ? fibre_smf : fibre_mmf; }
 };
 
 // Failure and flap rates, for the failures a month `hpnctl plan` expects.

@@ -1,9 +1,11 @@
 #include "planner/spec_loader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -16,6 +18,7 @@
 #include <unordered_map>
 
 #include "planner/diagnostics.h"
+#include "planner/plant.h"
 
 namespace hpn {
 
@@ -536,10 +539,37 @@ void read_document(Section& top, Spec& spec, bool require_version) {
           o.text("media", part.media);
           o.speed("speed_gbps", part.speed_gbps);
           o.text("part", part.part);
+          part.connector = default_connector(part.media, part.speed_gbps);
+          std::string connector;
+          o.text("connector", connector);
+          if (!connector.empty() && !parse_connector(connector, part.connector)) {
+            s.loader().error(location_of(item["connector"]),
+                             fmt::format("{}.connector: unknown connector '{}'; one of MPO-12, MPO-16, "
+                                         "LC-duplex", path, connector));
+          }
           optics.push_back(part);
         })) {
       m.optics = optics;
     }
+    s.number("patch_beyond_m", m.patch_beyond_m, 1, 100000);
+    s.integer("trunk_lanes", m.trunk_lanes, 1, 144);
+    s.integer("panel_ports", m.panel_ports, 1, 288);
+    s.section("fibre", [&](Section& f) {
+      // The grades ISO/IEC 11801 names: OM3-OM5 multimode, OS1-OS2 single-mode.
+      auto grade = [&](const char* key, std::string& out, const std::vector<std::string>& grades) {
+        std::string value = out;
+        f.text(key, value);
+        if (std::find(grades.begin(), grades.end(), value) != grades.end()) {
+          out = value;
+        } else if (value != out) {
+          f.loader().error(spec.locations[f.qualified(key)],
+                           fmt::format("{}: '{}' is not a {} fibre grade; one of {}", f.qualified(key), value,
+                                       key, fmt::join(grades, ", ")));
+        }
+      };
+      grade("mmf", m.fibre_mmf, {"OM3", "OM4", "OM5"});
+      grade("smf", m.fibre_smf, {"OS1", "OS2"});
+    });
   });
   top.section("reliability", [&](Section& s) {
     auto& r = spec.reliability;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "blueprint/text_table.h"
 #include "planner/topology.h"
@@ -60,7 +61,49 @@ PlanSummary summarize(const Spec& spec, const Blueprint& bp) {
   s.bom = bp.bom;
   s.warnings = static_cast<int64_t>(bp.warnings.size());
   s.failures = expect_failures(spec, bp);
+  s.notes = plan_notes(spec, bp);
   return s;
+}
+
+std::vector<PlanSummary::Note> plan_notes(const Spec& spec, const Blueprint& bp) {
+  std::vector<PlanSummary::Note> notes;
+  // Warnings by cause, in the order the causes first occur.
+  std::vector<std::string> causes;
+  std::map<std::string, std::pair<int64_t, const Warning*>> by_cause;
+  for (const auto& w : bp.warnings) {
+    auto [it, fresh] = by_cause.emplace(w.cause, std::pair<int64_t, const Warning*>{0, &w});
+    if (fresh) causes.push_back(w.cause);
+    ++it->second.first;
+  }
+  for (const auto& cause : causes) {
+    const auto& [count, first] = by_cause[cause];
+    notes.push_back({"warning", cause, count,
+                     count == 1 ? fmt::format("cable {}: {}", first->cable, first->message)
+                                : fmt::format("{} cables ({}), e.g. cable {}: {}; all in warnings.csv", grouped(count),
+                                              cause, first->cable, first->message)});
+  }
+  // Information: runs past the multimode reach that the rules put on
+  // single-mode, by kind; runs through the panels.
+  std::map<CableKind, int64_t> single_mode;
+  int64_t patched = 0;
+  std::set<int> panels;  // those a patched run goes through
+  for (const auto& leg : bp.legs) panels.insert(leg.from_panel == kNone ? leg.to_panel : leg.from_panel);
+  for (const auto& c : bp.cables) {
+    if (c.media == "smf" && c.length_m > spec.media.multimode_limit_m) ++single_mode[c.kind];
+    if (c.patched()) ++patched;
+  }
+  for (const auto& [kind, count] : single_mode) {
+    notes.push_back({"info", "single-mode", count,
+                     fmt::format("{} {} run{} over {} m use single-mode, as planned", grouped(count), to_string(kind),
+                                 count == 1 ? "" : "s", spec.media.multimode_limit_m)});
+  }
+  if (patched > 0) {
+    notes.push_back({"info", "patched", patched,
+                     fmt::format("{} fibre run{} over {} m go through {} patch panels and {} trunks (legs.csv)",
+                                 grouped(patched), patched == 1 ? "" : "s", spec.media.patch_beyond_m,
+                                 panels.size(), grouped(int64_t(bp.trunks.size())))});
+  }
+  return notes;
 }
 
 namespace {
@@ -113,7 +156,7 @@ void render_summary(const PlanSummary& s, const std::string& out_dir, std::ostre
   render_expected_failures(s.failures, out);
   out << fmt::format("\n{} cables, {} m in all; {} optics; by length in bom.csv\n", s.cable_count,
                      s.cable_metres, s.optic_count);
-  if (s.warnings > 0) out << fmt::format("{} warnings, listed in warnings.csv\n", s.warnings);
+  for (const auto& n : s.notes) out << fmt::format("{}: {}\n", n.severity == "info" ? "note" : "warning", n.text);
 }
 
 nlohmann::ordered_json summary_json(const PlanSummary& s) {
@@ -149,11 +192,20 @@ nlohmann::ordered_json summary_json(const PlanSummary& s) {
     line["media"] = b.media.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(b.media);
     line["length_m"] = b.length_m ? nlohmann::ordered_json(b.length_m) : nlohmann::ordered_json();
     line["count"] = b.count;
+    if (!b.fibre.empty()) {
+      line["fibre"] = b.fibre;
+      line["connector"] = b.connector;
+      line["polarity"] = b.polarity;
+    }
     bom.push_back(line);
   }
   j["totals"] = {{"cables", s.cable_count}, {"cable_metres", s.cable_metres}, {"optics", s.optic_count}};
   j["warnings"] = s.warnings;
   j["expected_failures"] = expected_failures_json(s.failures);
+  auto& notes = j["notes"] = nlohmann::ordered_json::array();
+  for (const auto& n : s.notes) {
+    notes.push_back({{"severity", n.severity}, {"cause", n.cause}, {"count", n.count}, {"text", n.text}});
+  }
   return j;
 }
 

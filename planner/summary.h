@@ -43,9 +43,22 @@ struct PlanSummary {
   std::vector<BomLine> bom;
   int64_t warnings = 0;
   ExpectedFailures failures;  // a month, from the spec's reliability: rates
+  // What the plan says about itself, one line per cause with its count:
+  // warnings (the chosen media cannot reach) and information (long runs
+  // on single-mode, runs through patch panels), so 6,720 runs planned
+  // correctly are one line, not 6,720 warnings.
+  struct Note {
+    std::string severity;  // "warning" | "info"
+    std::string cause;     // a warning's Warning::cause; "single-mode", "patched" for information
+    int64_t count = 0;
+    std::string text;
+  };
+  std::vector<Note> notes;
 };
 
 PlanSummary summarize(const Spec& spec, const Blueprint& bp);
+// The notes of summarize(), warnings first.
+std::vector<PlanSummary::Note> plan_notes(const Spec& spec, const Blueprint& bp);
 void render_summary(const PlanSummary& summary, const std::string& out_dir, std::ostream& out);
 nlohmann::ordered_json summary_json(const PlanSummary& summary);
 

@@ -1,5 +1,6 @@
 -- blueprint.db: the complete plan of an HPN fabric, written by `hpnctl plan`.
--- Schema version 3 (PRAGMA user_version; 2 added interfaces.mac, 3 cables.stock_length_m). NULL where a column does not apply.
+-- Schema version 4 (PRAGMA user_version; 2 added interfaces.mac, 3 cables.stock_length_m,
+-- 4 the structured cabling: patch_panels, trunks, legs, and the BOM's fibre columns). NULL where a column does not apply.
 -- The tables are created first and filled; the indexes after the marker below
 -- are built once the rows are in, which is several times faster than keeping
 -- them up to date row by row.
@@ -66,7 +67,9 @@ CREATE VIEW ports (device, port, port_id, speed_gbps, nic, breakout_of, use) AS
 -- far end goes; it is computed from the row, so it cannot drift from it.
 -- length_m is the run the floor plan estimates; stock_length_m the stocked
 -- cord that covers it (media.length_bins_m), the one the bill of materials
--- counts and a technician takes from the shelf.
+-- counts and a technician takes from the shelf. A patched run (see legs)
+-- has length_m the whole channel and stock_length_m NULL: each leg has its
+-- own, and its labels name the panel port each end's cord goes to.
 CREATE TABLE cables (
   cable_id   TEXT NOT NULL,
   kind       TEXT NOT NULL,
@@ -77,14 +80,58 @@ CREATE TABLE cables (
   speed_gbps INTEGER NOT NULL,
   state      TEXT NOT NULL,
   length_m   INTEGER NOT NULL,
-  stock_length_m INTEGER NOT NULL,
+  stock_length_m INTEGER,
   media      TEXT NOT NULL,
   a_rack     TEXT NOT NULL,
   a_ru       INTEGER NOT NULL,
   z_rack     TEXT NOT NULL,
   z_ru       INTEGER NOT NULL,
   label_a    TEXT NOT NULL,
-  label_z    TEXT NOT NULL
+  label_z    TEXT NOT NULL,
+  legs       INTEGER NOT NULL,      -- 1: one cord; 3 or 5: through panels, see legs
+  a_panel    TEXT,                  -- the panel port the a-end's cord plugs into ("PP-H0-R03-A:12")
+  z_panel    TEXT
+);
+
+-- Structured cabling (hpn-pod.yaml(5), media.patch_beyond_m): a patch
+-- panel at the head of each row a patched run leaves or enters (row set),
+-- one per hall for runs between halls (row NULL). ports: ports in use.
+CREATE TABLE patch_panels (
+  name  TEXT NOT NULL,
+  hall  INTEGER NOT NULL,
+  row   INTEGER,
+  ports INTEGER NOT NULL
+);
+
+-- Trunks between two panels, each lane one patched run. lanes: in use.
+-- polarity per TIA-568.3-D: B (MPO, Type B throughout) or A-to-B (duplex).
+CREATE TABLE trunks (
+  trunk_id       TEXT NOT NULL,
+  a_panel        TEXT NOT NULL,
+  z_panel        TEXT NOT NULL,
+  media          TEXT NOT NULL,
+  fibre          TEXT NOT NULL,   -- OM3 | OM4 | OM5 | OS1 | OS2
+  connector      TEXT NOT NULL,   -- MPO-12 | MPO-16 | LC-duplex
+  polarity       TEXT NOT NULL,
+  lanes          INTEGER NOT NULL,
+  length_m       INTEGER NOT NULL,
+  stock_length_m INTEGER NOT NULL
+);
+
+-- The legs of every patched run, from the cable's a-end (leg 1): a patch
+-- cord (trunk_id NULL) or a trunk's lane, from a point to a point; a point
+-- is a panel port, or the cable's own device port where the panel is NULL.
+CREATE TABLE legs (
+  cable_id       TEXT NOT NULL,
+  leg            INTEGER NOT NULL,
+  from_panel     TEXT,
+  from_port      INTEGER,
+  to_panel       TEXT,
+  to_port        INTEGER,
+  trunk_id       TEXT,
+  lane           INTEGER,
+  length_m       INTEGER NOT NULL,
+  stock_length_m INTEGER NOT NULL
 );
 
 -- Core forwarding (HPN §7): traffic for dst_pod arriving on in_port leaves on
@@ -128,19 +175,26 @@ CREATE TABLE links (
   ipv6_len INTEGER NOT NULL
 );
 
--- Bill of materials. category: device | cable | optic; length_m is the
--- stocked length bin of a cable, NULL otherwise.
+-- Bill of materials. category: device | cable | optic | trunk | panel;
+-- length_m is the stocked length bin of a cable or trunk, NULL otherwise;
+-- fibre, connector and polarity on fibre parts (patch cords, optics,
+-- trunks, panels), NULL otherwise.
 CREATE TABLE bom (
-  category TEXT NOT NULL,
-  part     TEXT NOT NULL,
-  media    TEXT,
-  length_m INTEGER,
-  count    INTEGER NOT NULL
+  category  TEXT NOT NULL,
+  part      TEXT NOT NULL,
+  media     TEXT,
+  length_m  INTEGER,
+  count     INTEGER NOT NULL,
+  fibre     TEXT,
+  connector TEXT,
+  polarity  TEXT
 );
 
--- Physical-plan warnings, e.g. a run beyond the multimode limit.
+-- Physical-plan warnings: a cable the chosen media cannot reach. cause
+-- groups them (mmf-beyond-reach).
 CREATE TABLE warnings (
   cable   TEXT,
+  cause   TEXT NOT NULL,
   message TEXT NOT NULL
 );
 

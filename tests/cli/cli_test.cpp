@@ -24,8 +24,8 @@ using namespace hpn::test;
 using Files = std::map<std::string, std::string>;  // file name -> bytes
 
 const std::vector<std::string> kPlanFiles{
-    "blueprint.db", "bom.csv",        "cabling.csv", "core-rules.csv", "devices.csv", "interfaces.csv",
-    "links.csv",    "racks.csv",      "spec.yaml",   "summary.json",   "warnings.csv"};
+    "blueprint.db", "bom.csv",   "cabling.csv", "core-rules.csv", "devices.csv", "interfaces.csv",
+    "legs.csv",     "links.csv", "racks.csv",   "spec.yaml",      "summary.json", "warnings.csv"};
 
 // Single-quotes a path for the shell command run_hpnctl builds.
 std::string q(const fs::path& path) {
@@ -758,7 +758,8 @@ TEST_CASE("cli/blueprint: cable rows and labels in blueprint.db equal cabling.cs
   const std::vector<std::string> columns = sheet[0];
   CHECK(columns == std::vector<std::string>{"cable_id", "kind", "a_device", "a_port", "z_device", "z_port",
                                             "speed_gbps", "state", "length_m", "media", "label_a",
-                                            "label_z", "a_rack", "a_ru", "z_rack", "z_ru", "stock_length_m"});
+                                            "label_z", "a_rack", "a_ru", "z_rack", "z_ru", "stock_length_m",
+                                            "legs", "a_panel", "z_panel"});
   std::string select;
   for (const auto& c : columns) select += (select.empty() ? "" : ", ") + c;
   SqliteReader db(cwd / "plan/blueprint.db");

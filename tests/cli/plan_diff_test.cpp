@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -85,18 +86,31 @@ std::map<std::string, Ids> expected_steps(TwoPlans& db) {
   e["remove cable"] = db.ids(
       "SELECT cable_id FROM main.cables WHERE cable_id NOT IN (SELECT cable_id FROM nw.cables)"
       " EXCEPT SELECT old_id FROM ends_paired");
-  e["move cable"] = db.ids(
-      "SELECT n.cable_id FROM nw.cables n JOIN main.cables o ON o.cable_id = n.cable_id"
-      " WHERE n.a_device != o.a_device OR n.a_port != o.a_port OR n.z_device != o.z_device"
-      " OR n.z_port != o.z_port OR n.a_rack != o.a_rack OR n.a_ru != o.a_ru OR n.z_rack != o.z_rack"
-      " OR n.z_ru != o.z_ru");
-  e["relabel cable"] = db.ids(
-      "SELECT n.cable_id FROM nw.cables n JOIN main.cables o ON o.cable_id = n.cable_id"
-      " WHERE n.a_device = o.a_device AND n.a_port = o.a_port AND n.z_device = o.z_device"
-      " AND n.z_port = o.z_port AND n.a_rack = o.a_rack AND n.a_ru = o.a_ru AND n.z_rack = o.z_rack"
-      " AND n.z_ru = o.z_ru AND (n.length_m != o.length_m OR n.media != o.media"
-      " OR n.speed_gbps != o.speed_gbps OR n.state != o.state OR n.kind != o.kind)"
-      " UNION SELECT new_id FROM ends_paired");
+  // A paired cable's step is the first that applies: move (an end or the
+  // run's panel ports and trunks elsewhere), replace (another stocked cord,
+  // media or speed), relabel (other label text), record (length or state).
+  for (const char* plan : {"main", "nw"}) {
+    db.exec(std::string("CREATE TEMP VIEW route_") + plan + " AS SELECT cable_id,"
+            " group_concat(ifnull(from_panel, '') || ':' || ifnull(from_port, '') || '>' || ifnull(to_panel, '')"
+            " || ':' || ifnull(to_port, '') || '/' || ifnull(trunk_id, '') || ':' || ifnull(lane, ''), ' ') AS route,"
+            " group_concat(stock_length_m, '+') AS cords FROM (SELECT * FROM " + plan + ".legs ORDER BY rowid)"
+            " GROUP BY cable_id");
+  }
+  db.exec("CREATE TEMP VIEW cmp AS SELECT n.cable_id AS id,"
+          " (n.a_device != o.a_device OR n.a_port != o.a_port OR n.z_device != o.z_device"
+          "  OR n.z_port != o.z_port OR n.a_rack != o.a_rack OR n.a_ru != o.a_ru OR n.z_rack != o.z_rack"
+          "  OR n.z_ru != o.z_ru OR nr.route IS NOT orr.route) AS moved,"
+          " (n.media != o.media OR n.speed_gbps != o.speed_gbps OR n.kind != o.kind"
+          "  OR n.stock_length_m IS NOT o.stock_length_m OR nr.cords IS NOT orr.cords) AS replaced,"
+          " (n.label_a != o.label_a OR n.label_z != o.label_z) AS relabelled,"
+          " (n.length_m != o.length_m OR n.state != o.state) AS recorded"
+          " FROM nw.cables n JOIN main.cables o ON o.cable_id = n.cable_id"
+          " LEFT JOIN route_nw nr ON nr.cable_id = n.cable_id LEFT JOIN route_main orr ON orr.cable_id = o.cable_id");
+  e["move cable"] = db.ids("SELECT id FROM cmp WHERE moved");
+  e["replace cable"] = db.ids("SELECT id FROM cmp WHERE NOT moved AND replaced");
+  e["relabel cable"] = db.ids("SELECT id FROM cmp WHERE NOT moved AND NOT replaced AND relabelled"
+                              " UNION SELECT new_id FROM ends_paired");
+  e["record cable"] = db.ids("SELECT id FROM cmp WHERE NOT moved AND NOT replaced AND NOT relabelled AND recorded");
   // Addresses: links of cables both have, interfaces of devices both have.
   Ids links = db.ids(
       "SELECT n.cable_id FROM nw.links n JOIN main.links o ON o.cable_id = n.cable_id"
@@ -133,15 +147,18 @@ void require_same_steps(std::map<std::string, Ids> expected, std::map<std::strin
   }
 }
 
-// The work order is in working order: removals, then moves, then additions;
-// devices in before the cables that go into them.
+// The work order is in working order: removals, then moves, then additions
+// (devices in before the cables that go into them), cords replaced, labels,
+// configuration, and what changes only in the record.
 void require_work_order(const nlohmann::json& report) {
   auto rank = [](const std::string& action, const std::string& item) {
     if (action == "remove") return item == "cable" ? 0 : 1;
     if (action == "move") return item == "device" ? 2 : 3;
-    if (action == "relabel") return 4;
-    if (action == "add") return item == "device" ? 5 : 6;
-    return 7;  // renumber, readdress: configuration after the physical work
+    if (action == "add") return item == "device" ? 4 : 5;
+    if (action == "replace") return 6;
+    if (action == "relabel") return 7;
+    if (action == "record") return 9;  // nothing for the hands: last
+    return 8;  // renumber, readdress: configuration after the physical work
   };
   int last = -1, step = 0;
   for (const auto& item : report.at("items")) {
@@ -163,7 +180,8 @@ void require_only_additions(const nlohmann::json& report) {
   }
   const auto& counts = report.at("counts");
   for (const char* kind : {"devices_removed", "devices_moved", "devices_relabelled", "devices_renumbered",
-                           "cables_removed", "cables_moved", "cables_relabelled", "readdressed"}) {
+                           "cables_removed", "cables_moved", "cables_replaced", "cables_relabelled",
+                           "cables_recorded", "readdressed"}) {
     INFO(kind);
     CHECK(counts.at(kind) == 0);
   }
@@ -202,8 +220,8 @@ TEST_CASE("cli/plan --diff: one more segment of the lab pod lists exactly its de
   CHECK(expected["renumber device"].empty());
   CHECK(report.at("counts").at("devices_added") == new_segment.size());
   // Nothing else: no rack row, aggregation uplink port or address shifts.
-  for (const char* step : {"move device", "move cable", "relabel device", "relabel cable", "renumber device",
-                           "readdress address"}) {
+  for (const char* step : {"move device", "move cable", "replace cable", "relabel device", "relabel cable",
+                           "record cable", "renumber device", "readdress address"}) {
     INFO(step);
     CHECK(expected[step].empty());
   }
@@ -263,11 +281,62 @@ TEST_CASE("cli/plan --diff: the default pod against the same pod with one segmen
                " OR z_device IN (SELECT name FROM nw.devices WHERE segment = 14)"));
   CHECK(expected["remove cable"].empty());
   CHECK(expected["renumber device"].empty());
-  for (const char* step : {"move device", "move cable", "relabel device", "relabel cable", "readdress address"}) {
+  for (const char* step : {"move device", "move cable", "replace cable", "relabel device", "relabel cable",
+                           "record cable", "readdress address"}) {
     INFO(step);
     CHECK(expected[step].empty());
   }
   require_only_additions(report);
+}
+
+// Issue 17: raising media.slack_m from 3 to 5 reported "52080 cables
+// relabelled", though no label text changed and most cords stay in their
+// stock bin. Each cable is now the work it takes: a cord to replace where
+// the bin changed, a move where the run now goes through the panels,
+// nothing but the record where only the estimate grew.
+TEST_CASE("cli/plan --diff: more slack on the default pod is cords, moves and records, not 52080 relabels",
+          "[cli][plan][diff]") {
+  TempDir cwd;
+  write_file(cwd / "slack5.yaml", "version: 1\nmedia:\n  slack_m: 5\n");
+  REQUIRE(run_hpnctl("plan -o old -q", cwd.path()).exit_code == 0);
+  RunResult r = run_hpnctl("plan slack5.yaml --diff old -o new --format json", cwd.path());
+  INFO(r.err);
+  REQUIRE(r.exit_code == 1);
+  nlohmann::json report = nlohmann::json::parse(r.out);
+  TwoPlans db(cwd / "old", cwd / "new");
+  auto expected = expected_steps(db);
+  require_same_steps(expected, reported_steps(report));
+  require_work_order(report);
+  const auto& counts = report.at("counts");
+  // Labels name ends, places and panel ports, none of which slack moves
+  // for a cable that stays direct: no relabel without a move.
+  CHECK(counts.at("cables_relabelled") == 0);
+  CHECK(counts.at("cables_recorded").get<int64_t>() > 0);
+  CHECK(counts.at("cables_replaced").get<int64_t>() > 0);
+  CHECK(counts.at("cables_recorded").get<int64_t>() + counts.at("cables_replaced").get<int64_t>() +
+            counts.at("cables_moved").get<int64_t>() == 52080);
+  // A direct cord whose stock bin changed is one to replace; one whose bin
+  // did not is only a record (slack moves no rack, so neither is a move).
+  const std::string direct_both = "SELECT n.cable_id FROM nw.cables n JOIN main.cables o USING (cable_id)"
+                                  " WHERE n.legs = 1 AND o.legs = 1 AND n.length_m != o.length_m AND ";
+  const Ids bin_changed = db.ids(direct_both + "n.stock_length_m != o.stock_length_m");
+  const Ids same_bin = db.ids(direct_both + "n.stock_length_m = o.stock_length_m");
+  CHECK_FALSE(bin_changed.empty());
+  CHECK_FALSE(same_bin.empty());
+  CHECK(std::includes(expected["replace cable"].begin(), expected["replace cable"].end(), bin_changed.begin(),
+                      bin_changed.end()));
+  CHECK(std::includes(expected["record cable"].begin(), expected["record cable"].end(), same_bin.begin(),
+                      same_bin.end()));
+  // The table a technician reads: physical moves counted first, no record row.
+  RunResult table = run_hpnctl("plan slack5.yaml --diff old", cwd.path());
+  REQUIRE(table.exit_code == 1);
+  CHECK(table.out.find("52080 cables relabelled") == std::string::npos);
+  const size_t summary = table.out.find(" steps: ");
+  REQUIRE(summary != std::string::npos);
+  const std::string line = table.out.substr(summary, table.out.find('\n', summary) - summary);
+  CHECK(line.find("cables moved") < line.find("cords replaced"));
+  CHECK(line.find("cords replaced") < line.find("record-only changes"));
+  CHECK(table.out.find(" record ") == std::string::npos);
 }
 
 TEST_CASE("cli/plan --diff: a new segment or pod in a two-pod fabric renumbers nothing", "[cli][plan][diff]") {

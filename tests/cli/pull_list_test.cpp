@@ -89,7 +89,7 @@ TEST_CASE("cli/plan: cabling.csv's racks and units are the devices' own for ever
   // The old columns first, as readers keyed by position knew them; the new ones after.
   CHECK(header_of(sheet) ==
         "cable_id,kind,a_device,a_port,z_device,z_port,speed_gbps,state,length_m,media,label_a,label_z,"
-        "a_rack,a_ru,z_rack,z_ru,stock_length_m");
+        "a_rack,a_ru,z_rack,z_ru,stock_length_m,legs,a_panel,z_panel");
   std::set<std::string> racks;
   for (const auto& r : records(read_file(cwd / "plan/racks.csv"))) racks.insert(r.at("name"));
   std::map<std::string, std::pair<std::string, std::string>> place;  // device -> rack, unit

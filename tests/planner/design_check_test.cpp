@@ -242,3 +242,40 @@ TEST_CASE("planner/design: the gateway MAC must be a local unicast MAC") {
                       "  ^\n");
   }
 }
+
+// Issue 17: a rule giving multimode to runs it cannot reach planned 28,824
+// cables with a warning each and exited 0. It is a contradiction in the
+// spec: exit 2, at the rule, nothing written.
+TEST_CASE("planner/design: a media rule giving mmf beyond the multimode reach") {
+  check_refused("version: 1\nmedia:\n  rules:\n    - {max_length_m: 3, media: dac}\n"
+                "    - {max_length_m: 150, media: mmf}\n    - {media: smf}\n",
+                "pod.yaml:5:8: media.rules[1]: mmf up to 150 m, but multimode reaches "
+                "media.multimode_limit_m = 100 m; lower max_length_m to 100 or less, or give the longer runs "
+                "smf\n    - {max_length_m: 150, media: mmf}\n       ^\n");
+  // Lowering the reach alone contradicts the default rules: located at the key the user set.
+  check_refused("version: 1\nmedia:\n  multimode_limit_m: 50\n",
+                "pod.yaml:3:3: media.rules[1]: mmf up to 100 m, but multimode reaches "
+                "media.multimode_limit_m = 50 m; lower max_length_m to 50 or less, or give the longer runs "
+                "smf\n  multimode_limit_m: 50\n  ^\n");
+  check_refused("version: 1\nmedia:\n  rules:\n    - {max_length_m: 3, media: dac}\n    - {media: mmf}\n",
+                "pod.yaml:5:8: media.rules[1]: mmf for any length, but multimode reaches "
+                "media.multimode_limit_m = 100 m; give it max_length_m 100 or less and end media.rules with "
+                "smf\n    - {media: mmf}\n       ^\n");
+}
+
+TEST_CASE("planner/design: a media rule an earlier one shadows is never used") {
+  check_refused("version: 1\nmedia:\n  rules:\n    - {max_length_m: 50, media: mmf}\n"
+                "    - {max_length_m: 3, media: dac}\n    - {media: smf}\n",
+                "pod.yaml:5:8: media.rules[1] (up to 3 m) is never used: an earlier rule takes every run up "
+                "to 50 m\n    - {max_length_m: 3, media: dac}\n       ^\n");
+}
+
+TEST_CASE("planner/design: optics and fibre grades the plant does not know") {
+  check_refused("version: 1\nmedia:\n  fibre: {mmf: OM9}\n",
+                "pod.yaml:3:11: media.fibre.mmf: 'OM9' is not a mmf fibre grade; one of OM3, OM4, OM5\n"
+                "  fibre: {mmf: OM9}\n          ^\n");
+  check_refused("version: 1\nmedia:\n  optics:\n    - {media: mmf, speed_gbps: 200, part: X, connector: SC}\n",
+                "pod.yaml:4:57: media.optics[0].connector: unknown connector 'SC'; one of MPO-12, MPO-16, "
+                "LC-duplex\n    - {media: mmf, speed_gbps: 200, part: X, connector: SC}\n"
+                "                                                        ^\n");
+}

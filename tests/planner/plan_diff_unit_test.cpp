@@ -85,17 +85,51 @@ TEST_CASE("planner/diff: a cable re-plugged into another port is one move, with 
   CHECK(w.label_a == cable_label(after, c, true));  // the label to print is the new one
 }
 
-TEST_CASE("planner/diff: a longer run or other media at the same ends is a relabel") {
+TEST_CASE("planner/diff: other media at the same ends is a cord to replace") {
   Blueprint after = lab();
   Cable& c = after.cables[5];
   c.length_m += 4;
   c.media = "smf";
   PlanDiff diff = diff_plans(lab(), after);
   const WorkItem& w = only_item(diff);
-  CHECK(w.action == ChangeAction::relabel);
+  CHECK(w.action == ChangeAction::replace);
+  CHECK(diff.counts.cables_replaced == 1);
+  CHECK(diff.counts.cables_relabelled == 0);
   CHECK(field_of(w, "length_m") ==
         std::to_string(lab().cables[5].length_m) + " -> " + std::to_string(c.length_m));
   CHECK(field_of(w, "media") == lab().cables[5].media + " -> smf");
+}
+
+// The issue-17 report: raising media.slack_m said "52080 cables relabelled",
+// though no label changed and most cords stayed in their stock bin.
+TEST_CASE("planner/diff: a longer estimate in the same stock bin is record-only; another bin is a replacement") {
+  Blueprint after = lab();
+  Cable& same_bin = after.cables[0];
+  Cable& next_bin = after.cables[1];
+  REQUIRE_FALSE(same_bin.patched());
+  same_bin.length_m += 1;  // the stocked cord still covers it
+  next_bin.length_m += 20;
+  next_bin.stock_length_m += 20;
+  PlanDiff diff = diff_plans(lab(), after);
+  REQUIRE(diff.items.size() == 2);
+  CHECK(diff.counts.cables_recorded == 1);
+  CHECK(diff.counts.cables_replaced == 1);
+  CHECK(diff.counts.cables_relabelled == 0);
+  // The replacement first: record-only steps come last.
+  CHECK(diff.items[0].action == ChangeAction::replace);
+  CHECK(diff.items[0].id == next_bin.id);
+  CHECK(diff.items[1].action == ChangeAction::record);
+  CHECK(diff.items[1].id == same_bin.id);
+  CHECK(diff.items[1].change_text() ==
+        fmt::format("length_m {} -> {}", lab().cables[0].length_m, same_bin.length_m));
+  CHECK(diff_summary(diff.counts) ==
+        "1 cord replaced (another stock cord), 1 record-only change (length or state in the record)");
+  // The table a technician reads lists the replacement and counts the record.
+  std::ostringstream table;
+  render_plan_diff(diff, OutputFormat::table, table);
+  CHECK(table.str().find(next_bin.id) != std::string::npos);
+  CHECK(table.str().find(same_bin.id) == std::string::npos);
+  CHECK(table.str().find("the 1 record-only step (nothing to do at the rack) are listed") != std::string::npos);
 }
 
 TEST_CASE("planner/diff: a cable renamed in place is a relabel by its ends, not a removal and an addition") {
@@ -240,9 +274,9 @@ TEST_CASE("planner/diff: the work order CSV has one row per step, in step order"
   CHECK(rows[0] == std::vector<std::string>{"step", "action", "item", "id", "kind", "a_end", "a_place", "z_end",
                                             "z_place", "label_a", "label_z", "change"});
   CHECK(rows[1][0] == "1");
-  CHECK(rows[1][1] == "move");  // moves come before relabels
+  CHECK(rows[1][1] == "move");  // moves come before what changes only in the record
   CHECK(rows[1][3] == after.cables[1].id);
-  CHECK(rows[2][1] == "relabel");
+  CHECK(rows[2][1] == "record");
   CHECK(rows[2][3] == after.cables[0].id);
   CHECK(rows[2][11] == diff.items[1].change_text());
 }

@@ -34,7 +34,8 @@ TEST_CASE("profile/nccl: the default pod's environment") {
   CHECK(env.at("NCCL_CTRAN_IB_QP_SCALING_THRESHOLD") == "32768");
   CHECK(env.at("NCCL_CTRAN_IB_QP_MAX_MSGS") == "1");
   CHECK(env.at("NCCL_CTRAN_IB_VC_MODE") == "dqplb");
-  CHECK(env.at("NCCL_CTRAN_IB_QP_CONFIG_XRACK") == "32768,21,dqplb,1");
+  // same-pod window 2 x 354,500 = 709,000 B: ceil(709,000 / 32,768) = 22 QPs.
+  CHECK(env.at("NCCL_CTRAN_IB_QP_CONFIG_XRACK") == "32768,22,dqplb,1");
   // One pod: no zone or datacenter to cross.
   CHECK(env.count("NCCL_CTRAN_IB_QP_CONFIG_XZONE") == 0);
   CHECK(env.count("NCCL_CTRAN_IB_QP_CONFIG_XDC") == 0);

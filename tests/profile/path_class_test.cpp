@@ -26,10 +26,11 @@ int longest(const Blueprint& bp, CableKind kind) {
 TEST_CASE("profile/path-classes: the default pod's three classes, RTT and BDP by hand") {
   const Blueprint& bp = default_pod().blueprint;
   // The plan's cable lengths, read here straight off the cables: host-ToR at
-  // most 15 m; ToR-agg at most 50 m (segment 0, the first row) and 45 m from
-  // segment 1, the next-longest way up.
+  // most 15 m; ToR-agg, through the patch panels past 30 m (the whole
+  // channel: cords and trunk), at most 62 m (segment 0, the first row) and
+  // 57 m from segment 1, the next-longest way up.
   REQUIRE(longest(bp, CableKind::host_tor) == 15);
-  REQUIRE(longest(bp, CableKind::tor_agg) == 50);
+  REQUIRE(longest(bp, CableKind::tor_agg) == 62);
   auto classes = path_classes(bp, default_timing());
   REQUIRE(classes.size() == 3);  // one pod: no class through the core
 
@@ -42,20 +43,21 @@ TEST_CASE("profile/path-classes: the default pod's three classes, RTT and BDP by
   CHECK(classes[0].rtt_ns == 3500);
   CHECK(classes[0].bdp_bytes == 175000);
 
-  // same-pod: host - ToR - agg - ToR - host, up from segment 0 (15 + 50 m),
-  // down into segment 1 (45 + 15 m) = 125 m.
-  //   one way = 3 x 600 + 2 x 500 + 125 x 5 = 3425 ns, RTT = 6850 ns
-  //   BDP = 6850 x 50 = 342,500 B
+  // same-pod: host - ToR - agg - ToR - host, up from segment 0 (15 + 62 m:
+  // the uplink's channel through the two rows' patch panels), down into
+  // segment 1 (57 + 15 m) = 149 m.
+  //   one way = 3 x 600 + 2 x 500 + 149 x 5 = 3545 ns, RTT = 7090 ns
+  //   BDP = 7090 x 50 = 354,500 B
   // cross-rail: two hosts of segment 0 on two rails, host - ToR of rail r -
-  // agg - ToR of rail r' - host: 15 + 50 + 50 + 15 = 130 m (two ToRs of one
-  // plane in segment 0 each have a 50 m uplink).
-  //   one way = 3 x 600 + 2 x 500 + 130 x 5 = 3450 ns, RTT = 6900 ns
-  //   BDP = 6900 x 50 = 345,000 B
+  // agg - ToR of rail r' - host: 15 + 62 + 62 + 15 = 154 m (two ToRs of one
+  // plane in segment 0 each have a 62 m uplink channel).
+  //   one way = 3 x 600 + 2 x 500 + 154 x 5 = 3570 ns, RTT = 7140 ns
+  //   BDP = 7140 x 50 = 357,000 B
   CHECK(classes[1].scope == PathScope::cross_rail);
   CHECK(classes[1].hops == 3);
-  CHECK(classes[1].length_m == 130);
-  CHECK(classes[1].rtt_ns == 6900);
-  CHECK(classes[1].bdp_bytes == 345000);
+  CHECK(classes[1].length_m == 154);
+  CHECK(classes[1].rtt_ns == 7140);
+  CHECK(classes[1].bdp_bytes == 357000);
   REQUIRE(classes[1].legs.size() == 4);
   CHECK(classes[1].legs[1].kind == CableKind::tor_agg);
   CHECK(classes[1].legs[2].kind == CableKind::tor_agg);
@@ -63,13 +65,13 @@ TEST_CASE("profile/path-classes: the default pod's three classes, RTT and BDP by
 
   CHECK(classes[2].scope == PathScope::same_pod);
   CHECK(classes[2].hops == 3);
-  CHECK(classes[2].length_m == 125);
-  CHECK(classes[2].rtt_ns == 6850);
-  CHECK(classes[2].bdp_bytes == 342500);
+  CHECK(classes[2].length_m == 149);
+  CHECK(classes[2].rtt_ns == 7090);
+  CHECK(classes[2].bdp_bytes == 354500);
   REQUIRE(classes[2].legs.size() == 4);
   std::vector<int> lengths;
   for (const auto& l : classes[2].legs) lengths.push_back(l.length_m);
-  CHECK(lengths == std::vector<int>{15, 50, 45, 15});
+  CHECK(lengths == std::vector<int>{15, 62, 57, 15});
   CHECK(classes[2].legs[1].kind == CableKind::tor_agg);
 }
 

@@ -90,7 +90,7 @@ TEST_CASE("config: a plan written before gateway MACs were recorded is refused: 
   sqlite3_close(db);
   auto r = run_hpnctl("config tor-p0-s00-r1a --blueprint plan", dir.path());
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "hpnctl: plan/blueprint.db was written by schema version 1; this hpnctl reads version 3: re-run "
+  CHECK(r.err == "hpnctl: plan/blueprint.db was written by schema version 1; this hpnctl reads version 4: re-run "
                  "hpnctl plan\n");
   CHECK(r.out.empty());
 }
