@@ -165,7 +165,8 @@ TEST_CASE("dataplane/routing: missing and extra cables", "[dataplane][routing]")
     CHECK(lab.via("host-p0-s01-h002", "::", 0, kHostTableBase + 1) == Set{"tor-p0-s01-r1b:etp2a"});
   }
   SECTION("an extra ToR-to-ToR cable is the shorter path") {
-    csv += "X1,tor-agg,tor-p0-s00-r1a,etp9,tor-p0-s01-r1a,etp9,400,active,5,mmf,,,,,,,5\n";  // cabling.csv's 17 columns
+    // cabling.csv's 20 columns: no panels, one leg.
+    csv += "X1,tor-agg,tor-p0-s00-r1a,etp9,tor-p0-s01-r1a,etp9,400,active,5,mmf,,,,,,,5,1,,\n";
     Lab lab = Lab::from_csv(csv);
     CHECK(lab.via("tor-p0-s00-r1a", far) == Set{"tor-p0-s01-r1a:etp9"});
   }
