@@ -1,11 +1,8 @@
 // Hidden fault mixes on the two lab pods: faults on aggregation-core cables
 // (dark, broken one way, exchanged between two cores of one plane and
-// across the planes) beside faults on the lower tiers (host cables
-// exchanged at one ToR and across rails, one on the same rail's ToR in
-// the other segment), drawn at random by
+// across the planes) beside faults on the lower tiers, drawn at random by
 // seed on cables that share no device. verify --lab must name every one,
 // with its kind and cables, and nothing else.
-#include <algorithm>
 #include <random>
 
 #include "lab_verify.h"
@@ -72,49 +69,6 @@ struct Mix {
     // Across the planes the exchange breaks HPN's layout: one plane-violation.
     expected.insert((across_planes ? "plane-violation " : "swapped ") + sorted_pair(a["cable_id"], b["cable_id"]));
   }
-  // Two host cables exchanged at their ToR ends across rails (ToRs of one
-  // plane and segment, two rails): one rail-violation naming both.
-  void rail_exchange() {
-    auto twin = [](std::string tor) {  // "tor-p0-s00-r1a" <-> "tor-p0-s00-r2a" (the lab pods have 2 rails)
-      char& rail = tor[tor.size() - 2];
-      rail = rail == '1' ? '2' : '1';
-      return tor;
-    };
-    Row& a = pick("host-tor", [&](const Row& r) { return !used.count(twin(r.at("z_device"))); });
-    const std::string to = twin(a["z_device"]);
-    Row& b = pick("host-tor", [&](const Row& r) { return r.at("z_device") == to; });
-    std::swap(a["z_device"], b["z_device"]);
-    std::swap(a["z_port"], b["z_port"]);
-    a["moved"] = b["moved"] = "1";
-    expected.insert("rail-violation " + sorted_pair(a["cable_id"], b["cable_id"]));
-  }
-  // A host cable on a free port of the same rail's ToR in the other
-  // segment: wrong-device.
-  void other_segment() {
-    auto twin = [](std::string tor) {  // "tor-p0-s00-r1a" <-> "tor-p0-s01-r1a"
-      char& segment = tor[tor.find("-s0") + 3];
-      segment = segment == '0' ? '1' : '0';
-      return tor;
-    };
-    Row& a = pick("host-tor", [&](const Row& r) { return !used.count(twin(r.at("z_device"))); });
-    const std::string to = twin(a["z_device"]);
-    std::string port;
-    for (const char* p : {"etp9", "etp10", "etp11", "etp12"}) {
-      const bool taken = std::any_of(lab.sheet().rows.begin(), lab.sheet().rows.end(), [&](const Row& r) {
-        return (r.at("a_device") == to && r.at("a_port") == p) || (r.at("z_device") == to && r.at("z_port") == p);
-      });
-      if (!taken) {
-        port = p;
-        break;
-      }
-    }
-    REQUIRE_FALSE(port.empty());
-    used.insert(to);
-    a["z_device"] = to;
-    a["z_port"] = port;
-    a["moved"] = "1";
-    expected.insert("wrong-device " + a["cable_id"]);
-  }
 };
 
 }  // namespace
@@ -131,8 +85,6 @@ TEST_CASE("verify/lab fault mixes: two pods, faults on every tier, each named ex
     mix.dark("tor-agg");
     mix.one_way("host-tor");
     mix.exchange("host-tor", false);  // two hosts' cables on one ToR
-    mix.rail_exchange();              // two host cables across rails
-    mix.other_segment();              // a host cable on the same rail's ToR in the other segment
     INFO("seed " << seed);
     auto report = lab.run(1);
     INFO(report.dump(2));
