@@ -41,7 +41,7 @@ TEST_CASE("planner/layout: every device has a rack and the network rack sits mid
   CHECK(bp.racks.size() == 15 * 35 + 8 + 4);
 }
 
-TEST_CASE("planner/layout: media by length; single-mode past the multimode reach is information, no warning") {
+TEST_CASE("planner/layout: media by length, single-mode past the multimode reach is information, no warning") {
   Plan plan = test::plan_of("version: 1\nfabric: {pods: 2}\n");
   const Blueprint& bp = plan.blueprint;
   int long_runs = 0;

@@ -102,7 +102,7 @@ TEST_CASE("planner/diff: other media at the same ends is a cord to replace") {
 
 // The issue-17 report: raising media.slack_m said "52080 cables relabelled",
 // though no label changed and most cords stayed in their stock bin.
-TEST_CASE("planner/diff: a longer estimate in the same stock bin is record-only; another bin is a replacement") {
+TEST_CASE("planner/diff: a longer estimate in the same stock bin is record-only, another bin is a replacement") {
   Blueprint after = lab();
   Cable& same_bin = after.cables[0];
   Cable& next_bin = after.cables[1];

@@ -69,7 +69,7 @@ TEST_CASE("profile/transport-spec: errors point at the key") {
         "  ^\n");
 }
 
-TEST_CASE("profile/transport-spec: 802.3ad with dual_tor is a design error at the bond mode; single-ToR takes it") {
+TEST_CASE("profile/transport-spec: 802.3ad with dual_tor is a design error at the bond mode, single-ToR takes it") {
   auto spec = load_spec("version: 1\ntransport:\n  bond_mode: 802.3ad\n", "t.yaml");
   REQUIRE(spec.ok());
   auto st = check_design(spec.value());
