@@ -9,9 +9,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "blueprint/store.h"
 #include "planner/diagnostics.h"
+#include "planner/nic_map.h"
 #include "planner/profile.h"
 #include "planner/profile_files.h"
 #include "planner/profile_json.h"
@@ -31,6 +33,7 @@ struct ProfileArgs {
   std::string bond_mode;
   std::optional<int> mtu;
   std::string paths;
+  std::vector<std::string> nic_map;
 };
 
 int fail(const std::string& message, int code = kInputError) {
@@ -50,7 +53,7 @@ void print_files(const std::vector<ProfileFile>& files, std::ostream& out) {
 int run(const ProfileArgs& a) {
   if (a.all == !a.host.empty()) return fail("name one HOST, or give --all -o DIR");
   if (a.all && a.output.empty()) return fail("--all writes every host's profile: give -o DIR");
-  if (!a.all && !a.output.empty()) return fail("-o DIR goes with --all; one host's profile goes to stdout");
+  if (a.all && !a.nic_map.empty()) return fail("--nic-map maps one host's ports: name the HOST, not --all");
   if (a.format != "json" && a.format != "networkd" && a.format != "netplan" && a.format != "env") {
     return fail("--format must be json, networkd, netplan or env");
   }
@@ -66,6 +69,8 @@ int run(const ProfileArgs& a) {
   options.mtu = a.mtu;
   if (a.all) {
     if (auto target = check_profile_target(a.output); !target) return fail(target.error().message);
+  } else if (!a.output.empty()) {
+    if (auto target = check_host_profile_target(a.output); !target) return fail(target.error().message);
   }
   std::optional<PathsFile> paths;
   if (!a.paths.empty()) {
@@ -98,6 +103,22 @@ int run(const ProfileArgs& a) {
                             guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess)));
   }
   HostProfile profile = builder->build(*host);
+  if (!a.nic_map.empty()) {
+    auto map = load_nic_map(a.nic_map, planned_ports(profile));
+    if (!map) return fail(map.error().message);
+    apply_nic_map(profile, map.value());
+  }
+  if (!a.output.empty()) {
+    auto written = write_host_profile(profile, a.output);
+    if (!written) return fail(written.error().message, kEnvironmentError);
+    std::cout << fmt::format("wrote the profile of {} ({} files) to {}/\n", profile.host, written->files, a.output);
+    if (link_files_are_templates(profile)) {
+      std::cerr << fmt::format("hpnctl: note: no --nic-map: {0}/link/*.link.in and {0}/udev/*.rules.in are templates; "
+                               "fill in their @placeholders@, or give the host's `ip -j -d link` with --nic-map\n",
+                               a.output);
+    }
+    return kOk;
+  }
   if (a.format == "json") {
     std::cout << profile_json(profile).dump(2) << '\n';
   } else if (a.format == "networkd") {
@@ -117,12 +138,14 @@ void add_profile_command(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("profile", "Host profiles: bonds, routes, sysctls, NCCL/NCCLX settings");
   cmd->add_option("host", args->host, "The host to profile (stdout)");
   cmd->add_flag("--all", args->all, "Every host of the blueprint, into -o DIR");
-  cmd->add_option("-o,--output", args->output, "Directory for --all, written all or nothing");
+  cmd->add_option("-o,--output", args->output, "Directory for HOST's files, or --all's; all or nothing");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();
   with_values(cmd->add_option("--format", args->format, "One host: json, networkd, netplan or env"), {"json", "networkd", "netplan", "env"})->capture_default_str();
   cmd->add_option("--bond-mode", args->bond_mode,
                   "balance-xor, 802.3ad or active-backup; default: the spec's transport.bond_mode");
   cmd->add_option("--mtu", args->mtu, "Back-end bond MTU; default: the spec's transport.mtu");
+  cmd->add_option("--nic-map", args->nic_map,
+                  "HOST's `ip -j -d link`, `rdma -j link` or a YAML map: real ports -> nicNpM (repeatable)");
   cmd->add_option("--paths", args->paths, "Disjoint UDP source ports per destination (JSON, from verify)");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace hpn::host {
@@ -24,6 +25,7 @@ const char* to_string(ChangeKind kind) {
     case ChangeKind::add_rule: return "rule";
     case ChangeKind::set_route: return "route";
     case ChangeKind::set_neighbour: return "neigh";
+    case ChangeKind::rename: return "name";
   }
   return "?";
 }
@@ -106,6 +108,7 @@ std::string Change::text() const {
     case ChangeKind::enslave:
       return fmt::format("~ master {} {} -> {}", target, old_value.empty() ? "none" : old_value, value);
     case ChangeKind::set_mac: return fmt::format("~ mac {} {} -> {}", target, old_value, value);
+    case ChangeKind::rename: return fmt::format("~ name {} -> {}", target, value);
     case ChangeKind::set_mtu: return fmt::format("~ mtu {} {} -> {}", target, old_value, value);
     case ChangeKind::add_address:
       return fmt::format("+ addr {} dev {}{}", prefix.text(), target, no_prefix_route ? " noprefixroute" : "");
@@ -316,7 +319,80 @@ void find_conflicts(const ApplyProfile& p, const HostState& state, const ApplyOp
 
 }  // namespace
 
+namespace {
+
+// The link that is member `m` under another name, by its MAC first (the
+// names on a host can change with a kernel; the MAC of a port cannot), then
+// by the name the NIC map saw. Null: none, or `m` is there by its own name.
+const LinkState* renamed_member(const MemberPort& m, const HostState& state) {
+  if (state.link(m.port) != nullptr) return nullptr;
+  if (m.match_mac) {
+    const std::string mac = mac_text(*m.match_mac);
+    for (const auto& l : state.links) {
+      if (l.mac == mac && l.kind != "bond" && l.master.empty()) return &l;
+    }
+  }
+  if (!m.match_ifname.empty()) return state.link(m.match_ifname);
+  return nullptr;
+}
+
+// Steps -1: the renames, and the state as it will be after them.
+std::vector<Change> plan_renames(const ApplyProfile& p, const HostState& state, HostState& after) {
+  std::vector<Change> out;
+  std::map<std::string, std::string> to;  // old name -> planned name
+  for (const auto& b : p.bonds) {
+    for (const auto& m : b.members) {
+      const LinkState* l = renamed_member(m, state);
+      if (l == nullptr || to.count(l->name)) continue;
+      to[l->name] = m.port;
+      if (l->up) {
+        Change down;
+        down.kind = ChangeKind::link_down;
+        down.op = '~';
+        down.target = l->name;
+        out.push_back(down);
+      }
+      Change c;
+      c.kind = ChangeKind::rename;
+      c.op = '~';
+      c.target = l->name;
+      c.value = m.port;
+      out.push_back(c);
+    }
+  }
+  if (out.empty()) return out;
+  after = state;
+  auto rename = [&](std::string& name) {
+    if (auto it = to.find(name); it != to.end()) name = it->second;
+  };
+  for (auto& l : after.links) {
+    if (to.count(l.name)) l.up = false;
+    rename(l.name);
+  }
+  for (auto& a : after.addresses) rename(a.ifname);
+  for (auto& r : after.routes) {
+    for (auto& h : r.nexthops) rename(h.ifname);
+  }
+  for (auto& n : after.neighbours) rename(n.ifname);
+  return out;
+}
+
+Result<ChangePlan> plan_named(const ApplyProfile& p, const HostState& state, const ApplyOptions& o);
+
+}  // namespace
+
 Result<ChangePlan> plan_changes(const ApplyProfile& p, const HostState& state, const ApplyOptions& o) {
+  HostState after;
+  std::vector<Change> renames = plan_renames(p, state, after);
+  auto plan = plan_named(p, renames.empty() ? state : after, o);
+  if (!plan) return plan;
+  plan->changes.insert(plan->changes.begin(), renames.begin(), renames.end());
+  return plan;
+}
+
+namespace {
+
+Result<ChangePlan> plan_named(const ApplyProfile& p, const HostState& state, const ApplyOptions& o) {
   ChangePlan plan;
   auto& out = plan.changes;
   std::set<std::string> released;  // members a removal frees of another master
@@ -527,6 +603,8 @@ Result<ChangePlan> plan_changes(const ApplyProfile& p, const HostState& state, c
   return plan;
 }
 
+}  // namespace
+
 std::vector<std::string> identity_problems(const ApplyProfile& p, const HostState& state, const std::string& identity,
                                            bool netns) {
   std::vector<std::string> problems;
@@ -540,8 +618,9 @@ std::vector<std::string> identity_problems(const ApplyProfile& p, const HostStat
   }
   for (const auto& b : p.bonds) {
     for (const auto& m : b.members) {
-      if (state.link(m.port) == nullptr) {
-        problems.push_back(fmt::format("member port {} of {} does not exist here", m.port, b.name));
+      if (state.link(m.port) == nullptr && renamed_member(m, state) == nullptr) {
+        problems.push_back(fmt::format("member port {} of {} does not exist here{}", m.port, b.name,
+                                       m.match_ifname.empty() && !m.match_mac ? "" : ", nor under the name or MAC its NIC map gives"));
       }
     }
   }
@@ -613,6 +692,7 @@ nlohmann::ordered_json change_json(const Change& c) {
     case ChangeKind::enslave:
     case ChangeKind::set_mac:
     case ChangeKind::set_mtu:
+    case ChangeKind::rename:
       j["dev"] = c.target;
       j["from"] = c.old_value.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.old_value);
       j["to"] = c.value;

@@ -4,6 +4,8 @@
 // order when one fails.
 //
 // Order of the steps (each only where the state differs from the profile):
+//  -1. member ports a NIC map finds under another name (profile --nic-map):
+//      taken down and renamed to their planned names
 //   0. with --force (or --replace-default-route), what stands in the way:
 //      routes, then addresses, of the member ports that the profile does
 //      not give them; a member's other master; a default route
@@ -54,9 +56,9 @@ namespace hpn::host {
 
 enum class ChangeKind {
   sysctl, create_bond, bond_options, link_down, release, enslave, set_mac, set_mtu, add_address, remove_address,
-  link_up, add_rule, set_route, remove_route, set_neighbour
+  link_up, add_rule, set_route, remove_route, set_neighbour, rename
 };
-// "sysctl", "bond", "bond-options", "down", "release", "master", "mac", "mtu",
+// "sysctl", "bond", "bond-options", "down", "release", "master", "mac", "mtu", "name",
 // "addr", "unaddr", "up", "rule", "route", "unroute", "neigh"
 const char* to_string(ChangeKind kind);
 

@@ -181,6 +181,7 @@ struct LinkEdit {
   std::optional<std::string> master;  // "" releases
   std::optional<std::string> mac;
   std::optional<int> mtu;
+  std::optional<std::string> name;
 };
 
 LinkEdit set_up(bool up) {
@@ -196,6 +197,11 @@ LinkEdit set_master(const std::string& master) {
 LinkEdit set_mac(const std::string& mac) {
   LinkEdit e;
   e.mac = mac;
+  return e;
+}
+LinkEdit set_name(const std::string& name) {
+  LinkEdit e;
+  e.name = name;
   return e;
 }
 LinkEdit set_mtu(const std::string& mtu) {
@@ -229,6 +235,7 @@ Status edit_link(nl_sock* sk, const std::string& name, const LinkEdit& e) {
     rtnl_link_set_addr(change.get(), mac.get());
   }
   if (e.mtu) rtnl_link_set_mtu(change.get(), static_cast<unsigned>(*e.mtu));
+  if (e.name) rtnl_link_set_name(change.get(), e.name->c_str());
   if (int err = rtnl_link_change(sk, orig.get(), change.get(), 0); err < 0) return nl::error(name, err);
   return {};
 }
@@ -377,6 +384,7 @@ Status NetlinkHostOps::apply(const Change& c) {
     case ChangeKind::link_up: return edit_link(*sk, c.target, set_up(true));
     case ChangeKind::enslave: return edit_link(*sk, c.target, set_master(c.value));
     case ChangeKind::set_mac: return edit_link(*sk, c.target, set_mac(c.value));
+    case ChangeKind::rename: return edit_link(*sk, c.target, set_name(c.value));
     case ChangeKind::set_mtu: return edit_link(*sk, c.target, set_mtu(c.value));
     case ChangeKind::add_address: return address(*sk, c, true);
     case ChangeKind::add_rule: return rule(*sk, c, true);
@@ -406,6 +414,7 @@ Status NetlinkHostOps::undo(const Change& c) {
     case ChangeKind::link_up: return edit_link(*sk, c.target, set_up(false));
     case ChangeKind::enslave: return edit_link(*sk, c.target, set_master(c.old_value));
     case ChangeKind::set_mac: return edit_link(*sk, c.target, set_mac(c.old_value));
+    case ChangeKind::rename: return edit_link(*sk, c.value, set_name(c.target));
     case ChangeKind::set_mtu: return edit_link(*sk, c.target, set_mtu(c.old_value));
     case ChangeKind::add_address: return address(*sk, c, false);
     case ChangeKind::add_rule: return rule(*sk, c, false);

@@ -268,7 +268,8 @@ class Checker {
 
   MemberPort member_port(const json& v, const std::string& at) {
     object(v, at);
-    allow_keys(v, at, {"port", "speed_gbps", "cable", "peer", "peer_port", "plane", "gateway_ipv4", "gateway_ipv6", "gateway_mac"});
+    allow_keys(v, at, {"port", "speed_gbps", "cable", "peer", "peer_port", "plane", "gateway_ipv4", "gateway_ipv6", "gateway_mac",
+                       "match"});
     MemberPort m;
     m.port = ifname(v, at, "port");
     m.gateway_ipv4 = address(v, at, "gateway_ipv4", 4);
@@ -277,6 +278,22 @@ class Checker {
       MacBytes b;
       if (!parse_mac(mac, b)) fail(at + "/gateway_mac", fmt::format("'{}' is not a MAC address", mac));
       m.gateway_mac = b;
+    }
+    if (v.contains("match") && !v["match"].is_null()) {
+      const std::string mat = at + "/match";
+      object(v["match"], mat);
+      allow_keys(v["match"], mat, {"ifname", "mac", "pci", "rdma", "by"});
+      if (!v["match"].contains("ifname") || v["match"]["ifname"].is_null()) {
+        m.match_ifname.clear();
+      } else {
+        m.match_ifname = ifname(v["match"], mat, "ifname");
+      }
+      if (const std::string mac = optional_string(v["match"], mat, "mac"); !mac.empty()) {
+        MacBytes b;
+        if (!parse_mac(mac, b)) fail(mat + "/mac", fmt::format("'{}' is not a MAC address", mac));
+        m.match_mac = b;
+      }
+      if (m.match_ifname.empty() && !m.match_mac) fail(mat, "names neither an interface nor a MAC");
     }
     return m;
   }

@@ -45,6 +45,10 @@ struct MemberPort {
   // The gateway's MAC, to pin as a permanent neighbour. `hpnctl profile`
   // does not know switch MACs yet; a profile may carry them per member.
   std::optional<MacBytes> gateway_mac;
+  // From `profile --nic-map`: the host's interface that is this port, by
+  // its MAC (preferred) or its name now. host apply renames it to `port`.
+  std::string match_ifname;
+  std::optional<MacBytes> match_mac;
 };
 
 struct ProfileRoute {

@@ -17,6 +17,7 @@
 #include "blueprint/model.h"
 #include "blueprint/result.h"
 #include "planner/dqplb.h"
+#include "planner/nic_map.h"
 #include "planner/path_class.h"
 #include "planner/profile_paths.h"
 #include "planner/spec.h"
@@ -42,6 +43,9 @@ struct BondMember {
   int plane = kNone;
   std::string gateway_ipv4, gateway_ipv6;  // the far switch's gateway toward this host
   std::string gateway_mac;                 // what it answers with (addressing.gateway_mac)
+  // With --nic-map (nic_map.h): the interface that is this port on the real
+  // host. `host apply` renames it to `port`; the .link files do at boot.
+  std::optional<NicPort> match;
 };
 
 struct BondRoute {
@@ -132,6 +136,11 @@ struct HostProfile {
   std::optional<std::string> paths_source;  // the --paths file, if one was given
   std::vector<MeasuredPorts> source_ports;  // this host's entries in it
 };
+
+// The host's ports in plan order, bond by bond: what a NIC map maps.
+std::vector<std::string> planned_ports(const HostProfile& profile);
+// Gives each member its interface in `map` (which maps every planned port).
+void apply_nic_map(HostProfile& profile, const NicMap& map);
 
 struct ProfileOptions {
   std::optional<BondMode> mode;      // default: transport.bond_mode of the spec

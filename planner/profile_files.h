@@ -10,6 +10,11 @@
 //   ncclx-topology                   NCCLX's topology file          -> /etc/hpnctl/ncclx-topology
 //
 // networkd/ and netplan/ describe the same network: install one of them.
+//
+// One host's profile (`profile HOST -o DIR`) adds what names its ports
+// (profile_links.cpp): link/10-hpnctl-PORT.link for udev (with networkd;
+// netplan's set-name does the same) and udev/60-hpnctl-rdma.rules for the
+// RDMA devices. Without a NIC map they are templates (.in).
 #pragma once
 
 #include <string>
@@ -33,5 +38,8 @@ std::string ncclx_topology_file(const HostProfile& profile);
 
 // All of the above, plus profile.json.
 std::vector<ProfileFile> profile_files(const HostProfile& profile);
+
+std::vector<ProfileFile> link_files(const HostProfile& profile);
+bool link_files_are_templates(const HostProfile& profile);  // some port has no NIC map entry
 
 }  // namespace hpn

@@ -19,6 +19,16 @@ ordered_json member_json(const BondMember& m) {
   j["gateway_ipv4"] = or_null(m.gateway_ipv4);
   j["gateway_ipv6"] = or_null(m.gateway_ipv6);
   j["gateway_mac"] = or_null(m.gateway_mac);
+  if (m.match) {
+    // Only with --nic-map: profiles without one stay as they were.
+    ordered_json k;
+    k["ifname"] = or_null(m.match->ifname);
+    k["mac"] = or_null(m.match->mac);
+    k["pci"] = or_null(m.match->pci);
+    k["rdma"] = or_null(m.match->rdma);
+    k["by"] = m.match->how;
+    j["match"] = k;
+  }
   return j;
 }
 

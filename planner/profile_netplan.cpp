@@ -74,6 +74,10 @@ std::string netplan_yaml(const HostProfile& p) {
       for (const auto& m : b.members) {
         s += fmt::format("    {}:\n      dhcp4: false\n      dhcp6: false\n      accept-ra: false\n"
                          "      link-local: []\n", m.port);
+        // With a NIC map, netplan names the port itself (it writes the .link).
+        if (m.match && !m.match->mac.empty()) {
+          s += fmt::format("      match:\n        macaddress: {}\n      set-name: {}\n", q(m.match->mac), m.port);
+        }
       }
     }
   }

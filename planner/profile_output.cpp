@@ -57,6 +57,34 @@ const OutputKind kProfileSet{"the profiles", "an hpnctl profile set", "index.jso
 
 Status check_profile_target(const std::string& text) { return StagedDirectory::check_target(text, kProfileSet); }
 
+namespace {
+
+const OutputKind kHostProfile{"the profile", "one host's hpnctl profile", "profile.json"};
+
+}  // namespace
+
+Status check_host_profile_target(const std::string& text) { return StagedDirectory::check_target(text, kHostProfile); }
+
+Result<ProfileSetSummary> write_host_profile(const HostProfile& profile, const std::string& text) {
+  auto staged = StagedDirectory::begin(text, kHostProfile);
+  if (!staged) return staged.error();
+  const fs::path& tmp = staged->path();
+  std::error_code ec;
+  ProfileSetSummary summary;
+  summary.hosts = 1;
+  std::vector<ProfileFile> files = profile_files(profile);
+  for (auto& f : link_files(profile)) files.push_back(std::move(f));
+  for (const auto& f : files) {
+    fs::path path = tmp / f.path;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return Error{fmt::format("{}: cannot create: {}", path.parent_path().string(), ec.message())};
+    if (auto st = write_file(path, f.content, f.mode); !st) return st.error();
+    ++summary.files;
+  }
+  if (auto st = staged->commit(); !st) return st.error();
+  return summary;
+}
+
 Result<ProfileSetSummary> write_profiles(const ProfileBuilder& b, const std::string& text) {
   auto staged = StagedDirectory::begin(text, kProfileSet);
   if (!staged) return staged.error();

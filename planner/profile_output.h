@@ -27,4 +27,10 @@ Status check_profile_target(const std::string& dir);
 
 Result<ProfileSetSummary> write_profiles(const ProfileBuilder& builder, const std::string& dir);
 
+// One host's profile into `dir`, all or nothing: profile_files() and
+// link_files(). Refuses an existing non-empty directory that is not one
+// host's profile (no profile.json).
+Status check_host_profile_target(const std::string& dir);
+Result<ProfileSetSummary> write_host_profile(const HostProfile& profile, const std::string& dir);
+
 }  // namespace hpn

@@ -12,7 +12,7 @@ packages=(
   libsqlite3-dev sqlite3 catch2 libpcap-dev libnl-3-dev libnl-route-3-dev libnl-genl-3-dev
   libssl-dev libcap-dev
   python3 python3-jsonschema python3-yaml groff-base man-db zsh bsdutils
-  tshark iproute2 nftables netplan.io systemd lldpd frr
+  tshark iproute2 nftables netplan.io systemd udev lldpd frr
   libxlsxwriter-dev python3-openpyxl graphviz
 )
 packages+=("$@")

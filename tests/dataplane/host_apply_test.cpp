@@ -124,6 +124,7 @@ class FakeHost final : public HostOps {
       case ChangeKind::link_up: link(c.target).up = forward; break;
       case ChangeKind::enslave: link(c.target).master = forward ? c.value : c.old_value; break;
       case ChangeKind::set_mac: link(c.target).mac = forward ? c.value : c.old_value; break;
+      case ChangeKind::rename: link(forward ? c.target : c.value).name = forward ? c.value : c.target; break;
       case ChangeKind::set_mtu: link(c.target).mtu = std::stoi(forward ? c.value : c.old_value); break;
       case ChangeKind::add_address:
         if (forward) state.addresses.push_back({c.target, c.prefix});
@@ -225,6 +226,7 @@ TEST_CASE("host apply plan: a fresh host gets sysctls, bonds, members, addresses
       case ChangeKind::add_rule: return 7;
       case ChangeKind::set_route: return 8;
       case ChangeKind::set_neighbour: return 9;
+      case ChangeKind::rename: return -1;
     }
     return 0;
   };
@@ -609,4 +611,79 @@ TEST_CASE("host apply rollback: a stop asked for between steps undoes what was m
   CHECK(*outcome.failed_step == 7);
   CHECK(outcome.undone.size() == 7);
   CHECK(dump(host.state) == dump(state));
+}
+
+namespace {
+
+// The lab profile as `profile --nic-map` writes it for a host whose ports
+// the kernel calls enp59s0f0np0 ...: each member's match gives the
+// interface's MAC and name now.
+const char* const kKernelNames[] = {"enp59s0f0np0", "enp59s0f1np1", "enp94s0f0np0", "enp94s0f1np1"};
+
+std::string mapped_profile_text() {
+  auto j = nlohmann::json::parse(hpn::test::lab_profile_text());
+  int i = 0;
+  for (auto& b : j["bonds"]) {
+    for (auto& m : b["members"]) {
+      m["match"] = {{"ifname", kKernelNames[i]}, {"mac", fmt::format("6e:54:aa:e5:8d:{:02x}", i + 2)},
+                    {"pci", nullptr}, {"rdma", nullptr}, {"by", "PCI path in its name"}};
+      ++i;
+    }
+  }
+  return j.dump();
+}
+
+HostState kernel_named_host(const ApplyProfile& p, const ApplyOptions& o) {
+  HostState s = fresh_host(p, o);
+  for (int i = 0; i < 4; ++i) s.links[static_cast<size_t>(i) + 1].name = kKernelNames[i];
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("host apply plan: a NIC map's ports are renamed to their planned names first, by MAC, then idempotent", "[host]") {
+  const auto profile = profile_from(mapped_profile_text());
+  for (bool no_bond : {false, true}) {
+    INFO("no_bond " << no_bond);
+    ApplyOptions o;
+    o.no_bond = no_bond;
+    HostState state = kernel_named_host(profile, o);
+    state.links[2].up = true;  // enp59s0f1np1 is up: down before the rename
+    // Names shuffled since the map was made: the MAC still finds each port.
+    std::swap(state.links[3].name, state.links[4].name);
+    CHECK(identity_problems(profile, state, "hpnA-1-host-p0-s00-h000", true).empty());
+    auto plan = plan_changes(profile, state, o);
+    REQUIRE(plan.ok());
+    const auto t = texts(plan.value());
+    REQUIRE(t.size() > 5);
+    CHECK(t[0] == "~ name enp59s0f0np0 -> nic1p1");
+    CHECK(t[1] == "~ down enp59s0f1np1");
+    CHECK(t[2] == "~ name enp59s0f1np1 -> nic1p2");
+    CHECK(t[3] == "~ name enp94s0f1np1 -> nic2p1");
+    CHECK(t[4] == "~ name enp94s0f0np0 -> nic2p2");
+    CHECK(t[5].find("name ") == std::string::npos);
+    FakeHost host(state);
+    host.plan = &plan.value();
+    REQUIRE(apply_plan(plan.value(), host).ok());
+    for (const char* port : {"nic1p1", "nic1p2", "nic2p1", "nic2p2"}) CHECK(host.state.link(port) != nullptr);
+    auto again = plan_changes(profile, host.state, o);
+    REQUIRE(again.ok());
+    CHECK(texts(again.value()).empty());
+    // A failure later undoes the renames too: the host keeps its own names.
+    FakeHost failing(state);
+    failing.plan = &plan.value();
+    failing.fail_apply_at = plan->changes.size() - 1;
+    REQUIRE_FALSE(apply_plan(plan.value(), failing).ok());
+    CHECK(dump(failing.state) == dump(state));
+  }
+}
+
+TEST_CASE("host apply: a NIC map that finds nothing here is an identity problem that says so", "[host]") {
+  const auto profile = profile_from(mapped_profile_text());
+  HostState state = kernel_named_host(profile, {});
+  state.links[1].name = "eth7";
+  state.links[1].mac = "6e:54:aa:e5:8d:7f";
+  const auto problems = identity_problems(profile, state, "host-p0-s00-h000", false);
+  REQUIRE(problems.size() == 1);
+  CHECK(problems[0] == "member port nic1p1 of bond1 does not exist here, nor under the name or MAC its NIC map gives");
 }

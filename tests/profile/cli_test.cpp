@@ -1,4 +1,5 @@
 // `hpnctl profile` end to end, on a planned lab pod.
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -100,7 +101,7 @@ TEST_CASE("profile/cli: wrong hosts and options exit 2 with one line") {
            {"", "name one HOST, or give --all -o DIR"},
            {"host-p0-s00-h000 --all -o x", "name one HOST, or give --all -o DIR"},
            {"--all", "--all writes every host's profile: give -o DIR"},
-           {"host-p0-s00-h000 -o x", "-o DIR goes with --all; one host's profile goes to stdout"},
+           {"--all -o x --nic-map ip.json", "--nic-map maps one host's ports: name the HOST, not --all"},
            {"host-p0-s00-h000 --format yaml", "--format must be json, networkd, netplan or env"},
            {"host-p0-s00-h000 --bond-mode lacp", "--bond-mode 'lacp': one of balance-xor, 802.3ad, active-backup"},
            {"host-p0-s00-h000 --mtu 100", "--mtu must be between 1280 and 9216"},
@@ -181,3 +182,60 @@ TEST_CASE("profile/cli: --paths puts the measured source ports into the profile"
 }
 
 }  // namespace
+
+TEST_CASE("profile/cli: HOST -o DIR writes all of --all's files for that host, and the port names, all or nothing") {
+  LabPlan lab;
+  fs::path out = lab.dir / "h0";
+  auto r = lab.profile("host-p0-s00-h000 -o " + q(out));
+  REQUIRE(r.exit_code == 0);
+  // --all's 11 files, 4 .link templates and the RDMA rules.
+  CHECK(r.out == "wrote the profile of host-p0-s00-h000 (16 files) to " + out.string() + "/\n");
+  CHECK(r.err == "hpnctl: note: no --nic-map: " + out.string() + "/link/*.link.in and " + out.string() +
+                     "/udev/*.rules.in are templates; fill in their @placeholders@, or give the host's "
+                     "`ip -j -d link` with --nic-map\n");
+  fs::path all = lab.dir / "all";
+  REQUIRE(lab.profile("--all -o " + q(all)).exit_code == 0);
+  auto one = tree(out), every = tree(all / "host-p0-s00-h000");
+  for (const auto& [name, content] : every) {
+    INFO(name);
+    REQUIRE(one.count(name));
+    CHECK(one[name] == content);  // the same bytes as --all gives that host
+  }
+  CHECK(one.count("link/10-hpnctl-nic2p2.link.in"));
+  CHECK(one.count("udev/60-hpnctl-rdma.rules.in"));
+
+  // With the host's own `ip -j link`: real files, and the match in profile.json.
+  nlohmann::json links = nlohmann::json::array();
+  const char* names[] = {"enp59s0f0np0", "enp59s0f1np1", "enp94s0f0np0", "enp94s0f1np1"};
+  for (int i = 0; i < 4; ++i) {
+    links.push_back({{"ifname", names[i]}, {"link_type", "ether"}, {"address", fmt::format("02:aa:00:00:00:0{}", i + 1)}});
+  }
+  write_file(lab.dir / "ip.json", links.dump());
+  auto mapped = lab.profile("host-p0-s00-h000 --nic-map " + q(lab.dir / "ip.json") + " -o " + q(out));
+  REQUIRE(mapped.exit_code == 0);
+  CHECK(mapped.err.empty());
+  auto now = tree(out);
+  CHECK_FALSE(now.count("link/10-hpnctl-nic2p2.link.in"));  // the old set is gone whole
+  CHECK_THAT(now["link/10-hpnctl-nic2p2.link"], Catch::Contains("MACAddress=02:aa:00:00:00:04\n"));
+  auto profile = nlohmann::json::parse(now["profile.json"]);
+  CHECK(profile["bonds"][1]["members"][1]["match"]["ifname"] == "enp94s0f1np1");
+
+  // Not onto something else, nor half-written on a bad map.
+  fs::path mine = lab.dir / "mine";
+  fs::create_directories(mine);
+  write_file(mine / "notes.txt", "keep me");
+  auto refused = lab.profile("host-p0-s00-h000 -o " + q(mine));
+  CHECK(refused.exit_code == 2);
+  CHECK(refused.err == "hpnctl: " + mine.string() + ": exists and is not one host's hpnctl profile (no profile.json); "
+                       "refusing to replace it\n");
+  write_file(lab.dir / "short.json", nlohmann::json::array({links[0]}).dump());
+  auto bad = lab.profile("host-p0-s00-h000 --nic-map " + q(lab.dir / "short.json") + " -o " + q(lab.dir / "new"));
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "hpnctl: " + (lab.dir / "short.json").string() +
+                       ": the plan has 4 ports to map by order, and this host 1 Ethernet ports (enp59s0f0np0); map "
+                       "them in a YAML file (nic1p1: IFNAME)\n");
+  CHECK_FALSE(fs::exists(lab.dir / "new"));
+  auto dir = lab.profile("host-p0-s00-h000 --nic-map " + q(lab.dir.path()));
+  CHECK(dir.exit_code == 2);
+  CHECK(dir.err == "hpnctl: " + lab.dir.path().string() + ": is a directory, not a NIC map\n");
+}
