@@ -52,13 +52,14 @@ const char* const kPorts[] = {"nic1p1", "nic1p2", "nic2p1", "nic2p2"};
 // "hpnA-<pid>-<n>-tor", with veth nicXpY -- t-nicXpY between them.
 class HostLab {
  public:
-  explicit HostLab(const std::string& host = "host-p0-s00-h000") {
+  explicit HostLab(const std::string& host = "host-p0-s00-h000",
+                   const std::vector<std::string>& ports = {std::begin(kPorts), std::end(kPorts)}) {
     static std::atomic<int> counter{0};
     const std::string prefix = fmt::format("hpnA-{}-{}-", getpid(), counter++);
     ns = prefix + host;
     tor = prefix + "tor";
     ok = sh("ip netns add " + ns).rc == 0 && sh("ip netns add " + tor).rc == 0;
-    for (const char* p : kPorts) {
+    for (const auto& p : ports) {
       ok = ok && sh(fmt::format("ip link add {0} netns {1} type veth peer name t-{0} netns {2} && ip -n {2} link set t-{0} up", p, ns, tor)).rc == 0;
     }
     profile = (dir / "h0.json").string();
@@ -611,4 +612,68 @@ TEST_CASE("host apply: SIGINT, SIGTERM or SIGHUP midway rolls back and exits 3",
     INFO(differences(before, after));
     CHECK(after == before);
   }
+}
+
+TEST_CASE("host apply names a host's own ports as planned from a profile --nic-map made of its ip -j link; udev, networkd and netplan take the files", "[host][netns]") {
+  NEED_ROOT();
+  // A host whose kernel named its ports by PCI path, listed out of order.
+  HostLab lab("host-p0-s00-h000", {"enp94s0f1np1", "enp59s0f0np0", "enp94s0f0np0", "enp59s0f1np1"});
+  REQUIRE(lab.ok);
+  auto ip = sh(fmt::format("ip -n {} -j link", lab.ns));
+  REQUIRE(ip.rc == 0);
+  hpn::test::write_file(lab.dir / "ip.json", ip.out);
+  REQUIRE(lab.hpnctl("plan -q " + quote(hpn::test::source_path("examples/lab-pod.yaml").string()) + " -o plan").exit_code == 0);
+  auto made = lab.hpnctl("profile --blueprint plan host-p0-s00-h000 --nic-map ip.json -o prof");
+  INFO(made.out << made.err);
+  REQUIRE(made.exit_code == 0);
+  const auto prof = lab.dir / "prof";
+
+  // The files, by their parsers: udev's .link machinery on interfaces with
+  // the namespace's MACs, systemd-networkd, netplan generate.
+  std::string ports;
+  std::map<std::string, std::string> mac;
+  for (const auto& l : json::parse(ip.out)) {
+    if (l["link_type"] != "ether") continue;
+    mac[l["ifname"]] = l["address"];
+    ports += fmt::format(" {}={}", l["ifname"].get<std::string>(), l["address"].get<std::string>());
+  }
+  REQUIRE(mac.size() == 4);
+  auto udev = sh(quote(hpn::test::source_path("tests/profile/link_parse.sh").string()) + " " + quote((prof / "link").string()) + ports);
+  if (udev.rc == 77) hpn::test::skip("udev cannot run here: " + udev.out);
+  INFO(udev.out);
+  CHECK(udev.rc == 0);
+  for (const auto& [kernel, planned] : std::map<std::string, std::string>{{"enp59s0f0np0", "nic1p1"}, {"enp59s0f1np1", "nic1p2"},
+                                                                          {"enp94s0f0np0", "nic2p1"}, {"enp94s0f1np1", "nic2p2"}}) {
+    CHECK(udev.out.find(fmt::format("{} -> {} (/etc/systemd/network/10-hpnctl-{}.link)", kernel, planned, planned)) != std::string::npos);
+  }
+  auto networkd = sh(quote(hpn::test::source_path("tests/profile/networkd_parse.sh").string()) + " " + quote((prof / "networkd").string()));
+  INFO(networkd.out);
+  CHECK((networkd.rc == 0 || networkd.rc == 77));
+  hpn::test::TempDir root;
+  std::filesystem::create_directories(root / "etc/netplan");
+  std::filesystem::copy_file(prof / "netplan/60-hpnctl.yaml", root / "etc/netplan/60-hpnctl.yaml");
+  auto netplan = sh("netplan generate --root-dir " + quote(root.path().string()));
+  INFO(netplan.out);
+  CHECK(netplan.rc == 0);
+  CHECK(hpn::test::read_file(root / "run/systemd/network/10-netplan-nic1p2.link").find("MACAddress=" + mac["enp59s0f1np1"]) != std::string::npos);
+
+  // Applied: the ports carry their planned names, the bond's MAC and its addresses.
+  std::string why;
+  const std::string options = kernel_has_bonding(why) ? "" : "--no-bond";
+  auto first = lab.hpnctl(fmt::format("host apply {} --netns {} {}", quote((prof / "profile.json").string()), lab.ns, options));
+  INFO(first.out << first.err);
+  REQUIRE(first.exit_code == 0);
+  CHECK(first.out.find("~ name enp59s0f0np0 -> nic1p1\n") != std::string::npos);
+  std::set<std::string> names;
+  for (const auto& l : lab.ip("link")) names.insert(l["ifname"]);
+  for (const char* p : kPorts) CHECK(names.count(p));
+  CHECK_FALSE(names.count("enp59s0f0np0"));
+  const json addrs = lab.ip("addr");
+  CHECK(find_addr(addrs, options.empty() ? "bond1" : "nic1p1")["address"] == "02:4e:10:00:00:01");
+  // What is now nic1p2 is the port that was enp59s0f1np1: its veth peer.
+  const json peer = json::parse(sh(fmt::format("ip -n {} -j link show t-enp59s0f1np1", lab.tor)).out);
+  CHECK(lab.ip("link show nic1p2")[0]["link_index"] == peer[0]["ifindex"]);
+  auto second = lab.hpnctl(fmt::format("host apply {} --netns {} {}", quote((prof / "profile.json").string()), lab.ns, options));
+  CHECK(second.exit_code == 0);
+  CHECK(second.out.find("nothing to change") != std::string::npos);
 }
