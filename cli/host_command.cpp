@@ -166,7 +166,7 @@ int load(const HostArgs& a, const ApplyOptions& options, Loaded& out) {
     return fail(kInputError, message);
   }
   out.warnings = std::move(problems);
-  for (const auto& w : out.warnings) std::cerr << "hpnctl: warning (--force): " << w << '\n';
+  for (const auto& w : out.warnings) std::cerr << "hpnctl: warning (--force): " << shown(w) << '\n';
   return -1;
 }
 

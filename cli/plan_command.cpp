@@ -38,7 +38,7 @@ struct PlanOptions {
 // One line per cause of warning (hpn::plan_notes), not one per cable.
 void print_warnings(const hpn::PlanSummary& summary) {
   for (const auto& n : summary.notes) {
-    if (n.severity == "warning") std::cerr << "hpnctl: warning: " << n.text << '\n';
+    if (n.severity == "warning") std::cerr << "hpnctl: warning: " << shown(n.text) << '\n';
   }
 }
 

@@ -37,7 +37,7 @@ struct ProfileArgs {
 };
 
 int fail(const std::string& message, int code = kInputError) {
-  std::cerr << "hpnctl: " << message;
+  std::cerr << "hpnctl: " << shown(message);
   if (message.empty() || message.back() != '\n') std::cerr << '\n';
   return code;
 }

@@ -1,5 +1,7 @@
 #include "dataplane/host_profile.h"
 
+#include "blueprint/input_file.h"
+
 #include <arpa/inet.h>
 #include <fmt/format.h>
 
@@ -466,22 +468,9 @@ Result<ApplyProfile> parse_apply_profile(std::string_view text, const std::strin
 }
 
 Result<ApplyProfile> read_apply_profile(const std::string& path) {
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec) return Error{fmt::format("{}: {}", path, std::strerror(ec.value()))};
-  if (!std::filesystem::is_regular_file(status)) return Error{fmt::format("{}: not a regular file", path)};
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: {}", path, std::strerror(errno))};
-  std::string text;
-  char buf[65536];
-  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
-    text.append(buf, static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxProfileBytes) {
-      return Error{fmt::format("{}: too large for a host profile (more than {} bytes)", path, kMaxProfileBytes)};
-    }
-  }
-  if (in.bad()) return Error{fmt::format("{}: read error", path)};
-  return parse_apply_profile(text, path);
+  auto text = read_input_file(path, "a host profile", kMaxProfileBytes);
+  if (!text) return text.error();
+  return parse_apply_profile(text.value(), path);
 }
 
 }  // namespace hpn::host

@@ -1,5 +1,7 @@
 #include "dataplane/wiring.h"
 
+#include "blueprint/input_file.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -252,11 +254,10 @@ Result<Wiring> parse_wiring(std::string_view text, std::string_view source, cons
 }
 
 Result<Wiring> read_wiring_file(const std::string& path, const Blueprint& bp) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot read the wiring file", path)};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_wiring(text.str(), path, bp);
+  // A wiring file lists each cable once: far under 64 MiB for any fabric.
+  auto text = read_input_file(path, "a wiring file", std::size_t{64} << 20);
+  if (!text) return text.error();
+  return parse_wiring(text.value(), path, bp);
 }
 
 }  // namespace hpn::lab

@@ -1,5 +1,7 @@
 #include "planner/nic_map.h"
 
+#include "blueprint/input_file.h"
+
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
@@ -30,15 +32,6 @@ struct Seen {
   std::optional<std::array<long, 5>> order;  // domain, bus, slot, function, port
   std::string order_from;
 };
-
-std::string printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
-    else out += fmt::format("\\x{:02x}", c);
-  }
-  return out;
-}
 
 // "0000:3b:00.0" -> {0, 0x3b, 0, 0}.
 std::optional<std::array<long, 5>> pci_order(const std::string& pci) {
@@ -340,16 +333,9 @@ Result<NicMap> parse_nic_map(const std::vector<std::pair<std::string, std::strin
 Result<NicMap> load_nic_map(const std::vector<std::string>& files, const std::vector<std::string>& planned) {
   std::vector<std::pair<std::string, std::string>> texts;
   for (const auto& path : files) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return Error{fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
-    if (S_ISDIR(st.st_mode)) return Error{path + ": is a directory, not a NIC map"};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
-    std::string text(kMaxMapBytes + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<size_t>(in.gcount()));
-    if (text.size() > kMaxMapBytes) return Error{path + ": too large for a NIC map"};
-    texts.emplace_back(path, std::move(text));
+    auto text = read_input_file(path, "a NIC map", kMaxMapBytes);
+    if (!text) return text.error();
+    texts.emplace_back(path, std::move(text.value()));
   }
   return parse_nic_map(texts, planned);
 }

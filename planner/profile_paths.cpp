@@ -1,5 +1,7 @@
 #include "planner/profile_paths.h"
 
+#include "blueprint/input_file.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -94,14 +96,9 @@ Result<PathsFile> parse_paths(std::string_view text, const std::string& source) 
 }
 
 Result<PathsFile> load_paths_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
-  std::string text;
-  text.resize(kMaxPathsBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  if (text.size() > kMaxPathsBytes) return Error{path + ": too large for a paths file"};
-  return parse_paths(text, path);
+  auto text = read_input_file(path, "a paths file", kMaxPathsBytes);
+  if (!text) return text.error();
+  return parse_paths(text.value(), path);
 }
 
 }  // namespace hpn

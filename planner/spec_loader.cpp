@@ -1,5 +1,7 @@
 #include "planner/spec_loader.h"
 
+#include "blueprint/input_file.h"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <yaml-cpp/depthguard.h>
@@ -738,13 +740,9 @@ Result<Spec> load_spec(std::string_view text, const std::string& source_name) {
 }
 
 Result<Spec> load_spec_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open spec: {}\n", path, std::strerror(errno))};
-  std::string text;
-  text.resize(kMaxSpecBytes + 1);
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(in.gcount()));
-  return load_spec(text, path);
+  auto text = read_input_file(path, "a pod spec", kMaxSpecBytes);
+  if (!text) return text.error();
+  return load_spec(text.value(), path);
 }
 
 }  // namespace hpn

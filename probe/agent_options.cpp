@@ -1,5 +1,7 @@
 #include "probe/agent_options.h"
 
+#include "blueprint/input_file.h"
+
 #include <fmt/format.h>
 
 #include <charconv>
@@ -98,11 +100,9 @@ hpn::Status port_names_from_status(std::string_view text, const std::string& dev
 }
 
 hpn::Status read_port_names_file(const std::string& path, const std::string& device, PortNames& names) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot open", path)};
-  std::ostringstream text;
-  text << in.rdbuf();
-  return port_names_from_status(text.str(), device, path, names);
+  auto text = hpn::read_input_file(path, "a lab status file", std::size_t{64} << 20);
+  if (!text) return text.error();
+  return port_names_from_status(text.value(), device, path, names);
 }
 
 hpn::Result<std::vector<Destination>> parse_destinations(std::string_view list) {
@@ -153,8 +153,8 @@ hpn::Result<PortRange> parse_port_range(std::string_view text) {
 
 hpn::Result<SendPlan> read_send_plan(const std::string& path) {
   // A regular file of bounded size: lines can then be no longer than it.
+  if (auto st = hpn::check_input_file(path, "a send plan"); !st) return st.error();
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) return hpn::Error{fmt::format("{}: not a plan file (not a regular file)", path)};
   if (std::filesystem::file_size(path, ec) > kMaxSendPlanBytes) {
     return hpn::Error{fmt::format("{}: larger than {} bytes: not a plan file", path, kMaxSendPlanBytes)};
   }

@@ -1,5 +1,7 @@
 #include "probe/observation.h"
 
+#include "blueprint/input_file.h"
+
 #include <sys/stat.h>
 
 #include <fmt/format.h>
@@ -103,6 +105,9 @@ Result<std::vector<Observation>> read_observations(std::istream& in, const std::
                                kMaxObservationLine)};
     }
     if (in.gcount() == 0 && !in.good()) break;
+    // getline counts the newline it took; a NUL before that is binary.
+    const auto taken = static_cast<size_t>(in.gcount()) - (in.eof() ? 0 : 1);
+    if (std::strlen(buffer.data()) < taken) return Error{fmt::format("{}: binary content, not an observation file", name)};
     line.assign(buffer.data());
     ++number;
     if (line.find_first_not_of(" \t\r") == std::string::npos) {
@@ -175,14 +180,9 @@ Result<std::vector<Observation>> read_observations(std::istream& in, const std::
 }
 
 Result<std::vector<Observation>> read_observation_file(const std::string& path, std::size_t limit) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return Error{fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
-  if (S_ISDIR(st.st_mode)) return Error{fmt::format("{}: is a directory, not an observation file", path)};
-  if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) {
-    return Error{fmt::format("{}: not a regular file or a pipe: not an observation file", path)};
-  }
+  if (auto st = check_input_file(path, "an observation file"); !st) return st.error();
   std::ifstream in(path);
-  if (!in) return Error{fmt::format("{}: cannot open: {}", path, std::strerror(errno))};
+  if (!in) return Error{fmt::format("{}: cannot read: {}", printable(path), std::strerror(errno))};
   return read_observations(in, path, limit);
 }
 

@@ -1,5 +1,7 @@
 #include "validator/dump_file.h"
 
+#include "blueprint/input_file.h"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -35,16 +37,7 @@ Result<DumpSource> parse_dump_argument(std::string_view argument, std::string_vi
 }
 
 Result<std::string> read_dump_bytes(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{fmt::format("{}: cannot read: {}", path, std::strerror(errno))};
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size < 0) return Error{fmt::format("{}: cannot read: not a regular file", path)};
-  if (size > kMaxDumpBytes) return Error{fmt::format("{}: {} bytes, more than {} can be", path, size, what)};
-  in.seekg(0);
-  std::string bytes(static_cast<size_t>(size), '\0');
-  if (!in.read(bytes.data(), size)) return Error{fmt::format("{}: cannot read", path)};
-  return bytes;
+  return read_input_file(path, what, static_cast<std::size_t>(kMaxDumpBytes));
 }
 
 Error not_json(std::string_view bytes, std::string_view source, size_t byte, const std::string& what) {

@@ -113,5 +113,5 @@ TEST_CASE("agent/options: a send plan file, its ports and destinations in order,
   CHECK(error_of("{\"entry\": 1, \"from\": \"a\", \"to\": \"b=fd00::1\", \"source_ports\": [1], \"x\": 2}\n") ==
         path + ":1: unknown key 'x'");
   CHECK(error_of("\n") == path + ": no probe in the plan file");
-  CHECK(read_send_plan(dir.path().string()).error().message == dir.path().string() + ": not a plan file (not a regular file)");
+  CHECK(read_send_plan(dir.path().string()).error().message == dir.path().string() + ": is a directory, not a send plan");
 }

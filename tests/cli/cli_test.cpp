@@ -294,7 +294,7 @@ TEST_CASE("cli/plan: a design error exits 2 with a located diagnostic and writes
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
   CHECK(r.err ==
-        "bad.yaml:3:3: tor.uplinks (59) must equal aggregation.switches_per_plane (60): each ToR has "
+        "hpnctl: bad.yaml:3:3: tor.uplinks (59) must equal aggregation.switches_per_plane (60): each ToR has "
         "one uplink to every aggregation switch of its plane\n"
         "  uplinks: 59\n"
         "  ^\n");
@@ -325,7 +325,7 @@ TEST_CASE("cli/plan: a failing plan leaves an existing plan byte-identical", "[c
     write_file(cwd / "bad.yaml", "version: 1\ntor:\n  uplinks: 59\n");
     RunResult r = run_hpnctl("plan bad.yaml -o plan", cwd.path());
     CHECK(r.exit_code == 2);
-    CHECK(r.err.find("bad.yaml:3:3: ") == 0);
+    CHECK(r.err.find("hpnctl: bad.yaml:3:3: ") == 0);
   }
   SECTION("a failure while the new plan is written") {
     // Port names without {sub} collide on broken-out cages; today this is
@@ -504,7 +504,7 @@ TEST_CASE("cli/spec: spec check validates a spec and writes nothing", "[cli][spe
   write_file(cwd / "bad.yaml", "version: 1\ntor:\n  uplinks: 59\n");
   r = run_hpnctl("spec check bad.yaml", cwd.path());
   CHECK(r.exit_code == 2);
-  CHECK(r.err.find("bad.yaml:3:3: tor.uplinks (59) must equal") == 0);
+  CHECK(r.err.find("hpnctl: bad.yaml:3:3: tor.uplinks (59) must equal") == 0);
   CHECK(names(snapshot(cwd.path())) == std::vector<std::string>{"bad.yaml", "lab.yaml"});
 }
 

@@ -341,7 +341,7 @@ TEST_CASE("files/verify: no evidence is never clean: every way of giving none ex
   // /dev/zero: refused at once, in bounded memory.
   auto zero = run_hpnctl("verify --blueprint " + q(p.plan()) + " /dev/zero", p.dir.path());
   CHECK(zero.exit_code == 2);
-  CHECK(zero.err == "hpnctl: /dev/zero: not a regular file or a pipe: not an observation file\n");
+  CHECK(zero.err == "hpnctl: /dev/zero: not a regular file, not an observation file\n");
   // Endless bytes through a pipe: the line bound stops them.
   auto piped = run_command("head -c 50000000 /dev/zero | '" + std::string(HPNCTL_BINARY) + "' verify --blueprint " +
                                  q(p.plan()) + " /dev/stdin 2>&1; echo exit=$?");
@@ -366,4 +366,97 @@ TEST_CASE("files/verify: no evidence is never clean: every way of giving none ex
   auto table = verify(q(p.dir / "one.jsonl"));
   CHECK(table.out.find("NOT CLEAN") != std::string::npos);
   CHECK(table.out.find("not clean: ") != std::string::npos);
+}
+
+namespace {
+
+// Every command that reads a file the user names, with {} for the file,
+// and what it calls that file.
+struct FileReader {
+  std::string args;
+  std::string what;
+};
+
+std::vector<FileReader> file_readers(const LabPlan& p) {
+  const std::string bp = " --blueprint " + q(p.plan());
+  return {
+      {"plan {} -o out", "a pod spec"},
+      {"spec check {}", "a pod spec"},
+      {"profile host-p0-s00-h000" + bp + " --paths {}", "a paths file"},
+      {"profile host-p0-s00-h000" + bp + " --nic-map {}", "a NIC map"},
+      {"host apply {} --dry-run", "a host profile"},
+      {"verify" + bp + " {}", "an observation file"},
+      {"verify" + bp + " --lldp tor-p0-s00-r1a={}", "an LLDP neighbour dump"},
+      {"verify" + bp + " --bgp tor-p0-s00-r1a={}", "a BGP neighbour dump"},
+  };
+}
+
+std::string with(std::string args, const std::string& file) {
+  return args.replace(args.find("{}"), 2, q(file));
+}
+
+}  // namespace
+
+TEST_CASE("files/readers: a missing file, a directory, binary content and a device get the same words from every reader") {
+  LabPlan p;
+  plan_lab(p);
+  fs::create_directories(p.dir / "adir");
+  write_file(p.dir / "binary", std::string("\x7f" "ELF\x02\x01\x01\0\0\0", 10));
+  for (const auto& r : file_readers(p)) {
+    for (const auto& [file, message] : std::vector<std::pair<fs::path, std::string>>{
+             {p.dir / "missing.yaml", "no such file"},
+             {p.dir / "adir", "is a directory, not " + r.what},
+             {p.dir / "binary", "binary content, not " + r.what},
+             {"/dev/null/x", "cannot read: Not a directory"},
+         }) {
+      const std::string args = with(r.args, file.string());
+      RunResult run = run_hpnctl(args, p.dir.path());
+      INFO(args);
+      CHECK(run.exit_code == 2);
+      CHECK(run.err == "hpnctl: " + file.string() + ": " + message + "\n");
+      CHECK_FALSE(fs::exists(p.dir / "out"));
+    }
+  }
+}
+
+TEST_CASE("files/readers: a file the user may not read is named with the reason, by every reader") {
+  if (geteuid() != 0) hpn::test::skip("needs root to run hpnctl as another user (setpriv)");
+  LabPlan p;
+  plan_lab(p);
+  fs::copy_file(HPNCTL_BINARY, p.dir / "hpnctl");
+  fs::permissions(p.dir.path(), fs::perms(0755), fs::perm_options::replace);
+  write_file(p.dir / "secret", "version: 1\n");
+  fs::permissions(p.dir / "secret", fs::perms::none, fs::perm_options::replace);
+  for (const auto& r : file_readers(p)) {
+    if (r.what == "a host profile") continue;  // host apply refuses a user without root first
+    const std::string args = with(r.args, (p.dir / "secret").string());
+    const int rc = shell("cd " + q(p.dir.path()) + " && setpriv --reuid=65534 --regid=65534 --clear-groups " +
+                         q(p.dir / "hpnctl") + " " + args + " >/dev/null 2>" + q(p.dir / "err"));
+    INFO(args);
+    CHECK(rc == 2);
+    CHECK(read_file(p.dir / "err") == "hpnctl: " + (p.dir / "secret").string() + ": cannot read: Permission denied\n");
+  }
+}
+
+TEST_CASE("files/readers: control bytes from a file or a name never reach the terminal raw") {
+  LabPlan p;
+  plan_lab(p);
+  // A spec whose text and name carry ESC, BEL and CSI, as a hostile or
+  // corrupted file can.
+  const std::string nasty = "pod\x1b[31m\x07.yaml";
+  write_file(p.dir / nasty, "version: 1\nname: \"\x1b]0;owned\x07\"\npods: [\x1b[2J]\n");
+  write_file(p.dir / "map.yaml", "nic1p1: \"\\e[31mred\"\n");
+  for (const std::string& args : {"plan " + q(p.dir / nasty) + " -o out", "spec check " + q(p.dir / nasty),
+                                  "profile host-p0-s00-h000 --blueprint " + q(p.plan()) + " --nic-map map.yaml",
+                                  "plan " + q(p.dir / "\x1b[1mgone")}) {
+    RunResult run = run_hpnctl(args, p.dir.path());
+    INFO(args << "\n" << run.err);
+    CHECK(run.exit_code == 2);
+    CHECK(run.err.rfind("hpnctl: ", 0) == 0);
+    for (unsigned char c : run.err) {
+      CHECK((c >= 0x20 || c == '\n'));
+      if (c < 0x20 && c != '\n') break;
+    }
+    CHECK(run.err.find("\\x1b") != std::string::npos);
+  }
 }

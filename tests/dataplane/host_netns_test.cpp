@@ -412,7 +412,7 @@ TEST_CASE("host apply and announce refuse to run without root, before reading an
   // A dry run reads only: it gets as far as the missing file.
   auto dry = sh(as_nobody + " host apply /nonexistent/profile.json --dry-run");
   CHECK(dry.rc == 2);
-  CHECK(dry.out == "/nonexistent/profile.json: No such file or directory\n");
+  CHECK(dry.out == "hpnctl: /nonexistent/profile.json: no such file\n");
 }
 
 TEST_CASE("host apply pins the gateways' MACs the profile gives as permanent neighbours", "[host][netns]") {
@@ -614,7 +614,7 @@ TEST_CASE("host apply: SIGINT, SIGTERM or SIGHUP midway rolls back and exits 3",
   }
 }
 
-TEST_CASE("host apply names a host's own ports as planned from a profile --nic-map made of its ip -j link; udev, networkd and netplan take the files", "[host][netns]") {
+TEST_CASE("host apply names a host's own ports as planned from a profile --nic-map made of its ip -j link, and udev, networkd and netplan take the files", "[host][netns]") {
   NEED_ROOT();
   // A host whose kernel named its ports by PCI path, listed out of order.
   HostLab lab("host-p0-s00-h000", {"enp94s0f1np1", "enp59s0f0np0", "enp94s0f0np0", "enp59s0f1np1"});

@@ -119,8 +119,8 @@ TEST_CASE("host profile: a missing file and a directory are errors, not crashes"
   TempDir dir;
   auto missing = read_apply_profile((dir / "none.json").string());
   REQUIRE_FALSE(missing.ok());
-  CHECK(missing.error().message == (dir / "none.json").string() + ": No such file or directory");
+  CHECK(missing.error().message == (dir / "none.json").string() + ": no such file");
   auto directory = read_apply_profile(dir.path().string());
   REQUIRE_FALSE(directory.ok());
-  CHECK(directory.error().message == dir.path().string() + ": not a regular file");
+  CHECK(directory.error().message == dir.path().string() + ": is a directory, not a host profile");
 }

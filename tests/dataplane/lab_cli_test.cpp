@@ -41,7 +41,7 @@ TEST_CASE("dataplane/cli: a bad wiring file is refused with every bad line, exit
   const auto r = test::run_hpnctl("lab up --blueprint plan --wiring wiring.csv", plan.dir.path());
   CHECK(r.exit_code == 2);
   CHECK(r.err ==
-        "wiring.csv:3: unknown device 'x'\n"
+        "hpnctl: wiring.csv:3: unknown device 'x'\n"
         "wiring.csv:4: fault 'loss-a-z:0': expected down, drop-a-z, drop-z-a, loss-a-z:N or loss-z-a:N (N in 1..100)\n");
   CHECK(r.out.empty());
 }
@@ -53,7 +53,7 @@ TEST_CASE("dataplane/cli: bad arguments exit 2, missing privileges 3", "[datapla
   CHECK(r.err.starts_with("hpnctl: "));
   r = test::run_hpnctl("lab up --blueprint plan --wiring missing.csv", plan.dir.path());
   CHECK(r.exit_code == 2);
-  CHECK(r.err == "missing.csv: cannot read the wiring file\n");
+  CHECK(r.err == "hpnctl: missing.csv: no such file\n");
   r = test::run_hpnctl("lab status --format yaml", plan.dir.path());
   CHECK(r.exit_code == 2);
   CHECK(r.err == "hpnctl: --format must be table or json\n");

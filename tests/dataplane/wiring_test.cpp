@@ -106,5 +106,5 @@ TEST_CASE("dataplane/wiring: a bad header stops before the rows", "[dataplane][w
   CHECK(empty.error().message == "w.csv:1: empty file; expected a header line of cabling.csv's columns");
   auto missing = read_wiring_file("/nonexistent/wiring.csv", bp);
   REQUIRE_FALSE(missing);
-  CHECK(missing.error().message == "/nonexistent/wiring.csv: cannot read the wiring file");
+  CHECK(missing.error().message == "/nonexistent/wiring.csv: no such file");
 }

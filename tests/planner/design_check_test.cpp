@@ -28,7 +28,7 @@ Refused plan(const std::string& yaml) {
 void check_refused(const std::string& yaml, const std::string& message) {
   Refused r = plan(yaml);
   CHECK(r.exit_code == 2);
-  CHECK(r.err == message);
+  CHECK(r.err == "hpnctl: " + message);  // located, and prefixed as every error is
   CHECK_FALSE(r.wrote_anything);
 }
 

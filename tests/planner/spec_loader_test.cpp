@@ -149,5 +149,5 @@ TEST_CASE("planner/spec: deep nesting and alias bombs end in an error, not a cra
 TEST_CASE("planner/spec: a missing file is an error naming it") {
   auto spec = hpn::load_spec_file("/nonexistent/pod.yaml");
   REQUIRE_FALSE(spec.ok());
-  CHECK(spec.error().message == "/nonexistent/pod.yaml: cannot open spec: No such file or directory\n");
+  CHECK(spec.error().message == "/nonexistent/pod.yaml: no such file");
 }

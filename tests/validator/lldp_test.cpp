@@ -422,10 +422,10 @@ TEST_CASE("validator/verify: --lldp exit codes, JSON report and errors") {
 
   auto bad = test::run_hpnctl("verify --blueprint plan --lldp '" + data("bad/two-ports.json").string() + "'", dir.path());
   CHECK(bad.exit_code == 2);
-  CHECK(bad.err == data("bad/two-ports.json").string() + ": /lldp/0/interface/0/port: expected one element, found 2\n");
+  CHECK(bad.err == "hpnctl: " + data("bad/two-ports.json").string() + ": /lldp/0/interface/0/port: expected one element, found 2\n");
   auto stray = test::run_hpnctl("verify --blueprint plan --lldp '" + data("no-neighbours.json").string() + "'", dir.path());
   CHECK(stray.exit_code == 2);
-  CHECK(stray.err == data("no-neighbours.json").string() +
+  CHECK(stray.err == "hpnctl: " + data("no-neighbours.json").string() +
                          ": device 'no-neighbours' (from the file name) is not in the blueprint; name it with --lldp "
                          "DEVICE=FILE\n");
   auto match = test::run_hpnctl("verify --blueprint plan --lldp-match mac --lldp" + all, dir.path());

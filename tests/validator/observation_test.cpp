@@ -54,7 +54,7 @@ TEST_CASE("validator/observations: bad lines are located errors") {
         "obs.jsonl:1: 'direction' must be \"forward\", \"reverse\" or \"expired\"");
   CHECK(error(R"({"run":"r","probe":1,"direction":"forward","src":{"device":"h","port":"p","address":"a","udp_port":70000}})") ==
         "obs.jsonl:1: 'udp_port' must be an integer from 0 to 65535");
-  CHECK(error(std::string("\xff\xfe\x00garbage", 10)) == "obs.jsonl:1: not a JSON object");
+  CHECK(error(std::string("\xff\xfe\x00garbage", 10)) == "obs.jsonl: binary content, not an observation file");
 }
 
 TEST_CASE("validator/verify: the command's exit codes and JSON report") {
