@@ -67,11 +67,13 @@ std::string heading_with_legend(std::string_view title, const std::vector<Legend
     }
     row += fmt::format("<td align=\"left\">{}&#160;&#160;</td>", html_text(e.text));
   }
+  // The legend a table of its own, so a title wider than it does not stretch its cells.
   return fmt::format(
-      "<<table border=\"0\" cellborder=\"0\" cellspacing=\"2\" cellpadding=\"2\">"
-      "<tr><td align=\"left\" colspan=\"{}\"><font point-size=\"20\">{}</font></td></tr>"
-      "<tr><td align=\"left\"><b>legend:</b></td>{}</tr></table>>",
-      2 * legend.size() + 1, html_text(title), row);
+      "<<table border=\"0\" cellborder=\"0\" cellspacing=\"0\" cellpadding=\"2\">"
+      "<tr><td align=\"left\"><font point-size=\"20\">{}</font></td></tr>"
+      "<tr><td align=\"left\"><table border=\"0\" cellborder=\"0\" cellspacing=\"2\" cellpadding=\"2\">"
+      "<tr><td align=\"left\"><b>legend:</b></td>{}</tr></table></td></tr></table>>",
+      html_text(title), row);
 }
 
 }  // namespace hpn

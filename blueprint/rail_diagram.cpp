@@ -187,13 +187,23 @@ Diagram rail_diagram(const Blueprint& bp, int pod, int segment, int rail, const 
     if (i == 0 || floor_row(i) != floor_row(i - 1)) rows.emplace_back();
     rows.back().push_back(i);
   }
+  // A segment in one long row (the single-ToR baseline: 17 racks) is cut in
+  // two halves all the same, or it is a strip again.
+  constexpr size_t kRacksInOneBand = 9;
+  if (rows.size() == 1 && rows[0].size() > kRacksInOneBand) {
+    std::vector<size_t> second(rows[0].begin() + (rows[0].size() + 1) / 2, rows[0].end());
+    rows[0].resize(rows[0].size() - second.size());
+    rows.push_back(second);
+  }
   const size_t rows_above = (rows.size() + 1) / 2;
   const size_t prefix = common_prefix(bp, boxes);
   size_t hosts = 0;
   for (const auto& box : boxes) hosts += box.hosts.size();
 
-  std::string title = fmt::format("pod {}, segment {}, rail {}: {} hosts ({} backup) in {} racks, {} ToRs, {} host-ToR cables",
-                                  pod, segment, rail, hosts, backups, boxes.size(), tors.size(), d.cables);
+  auto count = [](size_t n, const char* one) { return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s"); };
+  std::string title = fmt::format("pod {}, segment {}, rail {}: {} ({} backup) in {}, {}, {}", pod, segment, rail,
+                                  count(hosts, "host"), backups, count(boxes.size(), "rack"),
+                                  count(tors.size(), "ToR"), count(d.cables, "host-ToR cable"));
   if (prefix > 0 && !boxes.empty()) {
     title += fmt::format("; hosts named {}...", bp.devices[boxes.front().hosts.front().host].name.substr(0, prefix));
   }

@@ -124,6 +124,12 @@ TEST_CASE("cli/diagram: the default pod's diagrams render to PNGs of a readable 
   Diagrams pod("");
   REQUIRE(pod.index["diagrams"].size() == 121);  // the overview and 15 segments x 8 rails
   std::vector<fs::path> files = pod.files();
+  // And the single-ToR baseline, whose 68 hosts of a segment stand in one row of 17 racks.
+  Diagrams single_tor(q(source_path("examples/baseline-single-tor.yaml")));
+  for (const auto& f : single_tor.files()) {
+    if (f.filename().string().rfind("segment-0-0-rail-", 0) == 0) files.push_back(f);
+  }
+  REQUIRE(files.size() == 121 + 8);
   render(files, "png");
   for (size_t i = 0; i < files.size(); ++i) {
     PngSize size = png_size(files[i].string() + ".png");
