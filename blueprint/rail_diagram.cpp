@@ -117,19 +117,23 @@ std::string in_order(const std::vector<std::string>& ids) {
   return fmt::format("    {} [style=invis];\n", fmt::join(ids, " -- "));
 }
 
-}  // namespace
+// What a rail's diagram shows, before it is DOT.
+struct RailPicture {
+  std::vector<int> tors;                   // left to right: plane 1 first
+  std::vector<RackBox> boxes;              // floor order
+  std::vector<std::vector<size_t>> bands;  // boxes side by side, top band first
+  size_t bands_above = 0;                  // bands above the ToRs; the rest are below
+  int hosts = 0, backups = 0, cables = 0;
+};
 
-Diagram rail_diagram(const Blueprint& bp, int pod, int segment, int rail, const std::vector<int>& rail_tors,
-                     const std::vector<std::vector<int>>& cables) {
-  Diagram d;
-  d.name = fmt::format("segment-{}-{}-rail-{}", pod, segment, rail);
-  d.kind = "segment";
-  d.pod = pod;
-  d.segment = segment;
-  d.rail = rail;
-
+RailPicture lay_out_rail(const Blueprint& bp, const std::vector<int>& rail_tors,
+                         const std::vector<std::vector<int>>& cables) {
+  RailPicture picture;
+  std::vector<int>& tors = picture.tors;
+  std::vector<RackBox>& boxes = picture.boxes;
+  std::vector<std::vector<size_t>>& rows = picture.bands;
   // Plane 1 left of plane 2, a ToR without a plane last.
-  std::vector<int> tors = rail_tors;
+  tors = rail_tors;
   auto plane_order = [&](int t) {
     int plane = bp.devices[t].plane;
     return std::pair(plane == kNone ? INT32_MAX : plane, bp.devices[t].name);
@@ -137,7 +141,6 @@ Diagram rail_diagram(const Blueprint& bp, int pod, int segment, int rail, const 
   std::sort(tors.begin(), tors.end(), [&](int a, int b) { return plane_order(a) < plane_order(b); });
 
   std::map<int, size_t> box_of_rack;
-  std::vector<RackBox> boxes;
   std::map<int, std::pair<size_t, size_t>> place_of_host;  // host -> its box and row in it
   for (size_t k = 0; k < tors.size(); ++k) {
     for (int ci : cables[tors[k]]) {
@@ -161,24 +164,23 @@ Diagram rail_diagram(const Blueprint& bp, int pod, int segment, int rail, const 
       ++b.count_by_speed[c.speed_gbps];
       b.cable_lines.push_back(
           fmt::format("{} {}:{} - {}:{}", c.id, host.name, c.a_port, bp.devices[tors[k]].name, c.z_port));
-      ++d.cables;
+      ++picture.cables;
     }
   }
   // Racks in floor order, hosts top of the rack first, as a technician facing it sees them.
   std::sort(boxes.begin(), boxes.end(),
             [&](const RackBox& a, const RackBox& b) { return floor_place(bp, a.rack) < floor_place(bp, b.rack); });
-  int backups = 0;
   for (auto& box : boxes) {
     std::sort(box.hosts.begin(), box.hosts.end(), [&](const HostRow& a, const HostRow& b) {
       const Device &x = bp.devices[a.host], &y = bp.devices[b.host];
       if (x.ru != y.ru) return x.ru > y.ru;
       return x.name < y.name;
     });
-    for (const auto& row : box.hosts) backups += bp.devices[row.host].state == State::backup;
+    picture.hosts += static_cast<int>(box.hosts.size());
+    for (const auto& row : box.hosts) picture.backups += bp.devices[row.host].state == State::backup;
   }
   // Rack rows: the first half above the ToRs, the rest below, so no row's
   // lines have to cross another row of racks when there are two.
-  std::vector<std::vector<size_t>> rows;
   auto floor_row = [&](size_t box) {
     auto place = floor_place(bp, boxes[box].rack);
     return std::pair(std::get<0>(place), std::get<1>(place));
@@ -195,14 +197,31 @@ Diagram rail_diagram(const Blueprint& bp, int pod, int segment, int rail, const 
     rows[0].resize(rows[0].size() - second.size());
     rows.push_back(second);
   }
-  const size_t rows_above = (rows.size() + 1) / 2;
+  picture.bands_above = (rows.size() + 1) / 2;
+  return picture;
+}
+
+}  // namespace
+
+Diagram rail_diagram(const Blueprint& bp, int pod, int segment, int rail, const std::vector<int>& rail_tors,
+                     const std::vector<std::vector<int>>& cables) {
+  Diagram d;
+  d.name = fmt::format("segment-{}-{}-rail-{}", pod, segment, rail);
+  d.kind = "segment";
+  d.pod = pod;
+  d.segment = segment;
+  d.rail = rail;
+  const RailPicture picture = lay_out_rail(bp, rail_tors, cables);
+  const auto& tors = picture.tors;
+  const auto& boxes = picture.boxes;
+  const auto& rows = picture.bands;
+  const size_t rows_above = picture.bands_above;
   const size_t prefix = common_prefix(bp, boxes);
-  size_t hosts = 0;
-  for (const auto& box : boxes) hosts += box.hosts.size();
+  d.cables = picture.cables;
 
   auto count = [](size_t n, const char* one) { return fmt::format("{} {}{}", n, one, n == 1 ? "" : "s"); };
   std::string title = fmt::format("pod {}, segment {}, rail {}: {} ({} backup) in {}, {}, {}", pod, segment, rail,
-                                  count(hosts, "host"), backups, count(boxes.size(), "rack"),
+                                  count(picture.hosts, "host"), picture.backups, count(boxes.size(), "rack"),
                                   count(tors.size(), "ToR"), count(d.cables, "host-ToR cable"));
   if (prefix > 0 && !boxes.empty()) {
     title += fmt::format("; hosts named {}...", bp.devices[boxes.front().hosts.front().host].name.substr(0, prefix));
@@ -220,7 +239,7 @@ Diagram rail_diagram(const Blueprint& bp, int pod, int segment, int rail, const 
   for (const auto& box : boxes) {
     for (const auto& b : box.bundles) backup_bundle |= b.cables > 0 && b.backups == b.cables;
   }
-  if (backups > 0) legend.push_back({LegendEntry::Swatch::filled_box, kBackupFill, "backup host"});
+  if (picture.backups > 0) legend.push_back({LegendEntry::Swatch::filled_box, kBackupFill, "backup host"});
   if (backup_bundle) legend.push_back({LegendEntry::Swatch::dashed_line, "#555555", "backup cables"});
 
   std::string& s = d.dot;
