@@ -26,10 +26,18 @@ std::string html_text(std::string_view text) {
   std::string s;
   for (char c : text) {
     switch (c) {
-      case '&': s += "&amp;"; break;
-      case '<': s += "&lt;"; break;
-      case '>': s += "&gt;"; break;
-      case '"': s += "&quot;"; break;
+      case '&':
+        s += "&amp;";
+        break;
+      case '<':
+        s += "&lt;";
+        break;
+      case '>':
+        s += "&gt;";
+        break;
+      case '"':
+        s += "&quot;";
+        break;
       default:
         if (static_cast<unsigned char>(c) >= 0x20) s += c;
     }

@@ -30,8 +30,8 @@ struct HostRow {
 
 struct RackBox {
   int rack = kNone;
-  std::vector<HostRow> hosts;     // top of the rack first
-  std::vector<Bundle> bundles;    // one per ToR of the rail
+  std::vector<HostRow> hosts;   // top of the rack first
+  std::vector<Bundle> bundles;  // one per ToR of the rail
 };
 
 // Floor order: hall, row, position; hosts without a rack last.
@@ -103,9 +103,10 @@ std::string rack_label(const Blueprint& bp, const RackBox& box, const std::vecto
     for (const auto& p : row.ports) {
       if (!p.empty() && std::find(ports.begin(), ports.end(), p) == ports.end()) ports.push_back(p);
     }
-    s += fmt::format("<tr><td align=\"left\"{0}>{1}</td><td align=\"left\"{0}>{2}</td><td align=\"left\"{0}>{3}</td></tr>",
-                     fill, host.ru == kNone ? "" : fmt::format("U{:02}", host.ru),
-                     html_text(std::string_view(host.name).substr(prefix)), html_text(fmt::format("{}", fmt::join(ports, "/"))));
+    s += fmt::format(
+        "<tr><td align=\"left\"{0}>{1}</td><td align=\"left\"{0}>{2}</td><td align=\"left\"{0}>{3}</td></tr>", fill,
+        host.ru == kNone ? "" : fmt::format("U{:02}", host.ru), html_text(std::string_view(host.name).substr(prefix)),
+        html_text(fmt::format("{}", fmt::join(ports, "/"))));
   }
   if (above_tors) s += bundles;
   return s + "</table>>";
@@ -229,9 +230,12 @@ Diagram rail_diagram(const Blueprint& bp, int pod, int segment, int rail, const 
   std::vector<LegendEntry> legend{{LegendEntry::Swatch::box, "black", "host rack: unit, host, ToR port"}};
   std::vector<int> planes;
   for (int t : tors) {
-    if (std::find(planes.begin(), planes.end(), bp.devices[t].plane) == planes.end()) planes.push_back(bp.devices[t].plane);
+    int plane = bp.devices[t].plane;
+    if (std::find(planes.begin(), planes.end(), plane) == planes.end()) planes.push_back(plane);
   }
-  for (int plane : planes) legend.push_back({LegendEntry::Swatch::box, plane_color(plane), "ToR, " + plane_name(plane)});
+  for (int plane : planes) {
+    legend.push_back({LegendEntry::Swatch::box, plane_color(plane), "ToR, " + plane_name(plane)});
+  }
   for (int plane : planes) {
     legend.push_back({LegendEntry::Swatch::line, plane_color(plane), plane_name(plane) + " cables of a rack"});
   }
@@ -268,9 +272,10 @@ Diagram rail_diagram(const Blueprint& bp, int pod, int segment, int rail, const 
     std::string where = tor.rack == kNone ? "" : bp.racks[tor.rack].name;
     if (tor.ru != kNone) where += fmt::format(" U{}", tor.ru);
     tor_ids.push_back(dot_id(tor.name));
-    s += fmt::format("    {} [label={}, shape=box, style=filled, fillcolor=white, color={}, penwidth=2, fontsize=12];\n",
-                     dot_id(tor.name), dot_id(fmt::format("{}\n{}\n{}", tor.name, plane_name(tor.plane), where)),
-                     dot_id(plane_color(tor.plane)));
+    s +=
+        fmt::format("    {} [label={}, shape=box, style=filled, fillcolor=white, color={}, penwidth=2, fontsize=12];\n",
+                    dot_id(tor.name), dot_id(fmt::format("{}\n{}\n{}", tor.name, plane_name(tor.plane), where)),
+                    dot_id(plane_color(tor.plane)));
     ++d.nodes;
   }
   s += in_order(tor_ids) + "  }\n";

@@ -146,8 +146,7 @@ TEST_CASE("cli/diagram: the default pod's diagrams render to PNGs of a readable 
   }
 }
 
-TEST_CASE("cli/diagram: planes left to right in order and ToRs under the hosts they serve",
-          "[cli][diagram]") {
+TEST_CASE("cli/diagram: planes left to right in order and ToRs under the hosts they serve", "[cli][diagram]") {
   require_graphviz();
   Diagrams lab(q(source_path("examples/lab-pod.yaml")));
   Diagrams pod("");
@@ -207,18 +206,19 @@ TEST_CASE("cli/diagram: every diagram has a legend of its node kinds and plane c
     std::string svg = read_file(file.string() + ".svg");
     CHECK(svg.find(">legend:<") != std::string::npos);
     bool segment = file.filename().string().rfind("segment-", 0) == 0;
-    for (const char* entry : segment ? std::vector<const char*>{"host rack: unit, host, ToR port", "ToR, plane 1",
-                                                                "ToR, plane 2", "plane 1 cables of a rack",
-                                                                "plane 2 cables of a rack", "backup host"}
-                                     : std::vector<const char*>{"segment: its hosts and ToRs", "plane 1 switches",
-                                                                "plane 2 switches", "plane 1 cables (count x speed)"}) {
+    for (const char* entry :
+         segment ? std::vector<const char*>{"host rack: unit, host, ToR port", "ToR, plane 1", "ToR, plane 2",
+                                            "plane 1 cables of a rack", "plane 2 cables of a rack", "backup host"}
+                 : std::vector<const char*>{"segment: its hosts and ToRs", "plane 1 switches", "plane 2 switches",
+                                            "plane 1 cables (count x speed)"}) {
       INFO(entry);
       CHECK(svg.find(entry) != std::string::npos);
     }
     // The legend is the graph's label, so its swatches are not among the
     // diagram's nodes: one node per rack, ToR or bundle, as diagrams.json says.
     long nodes = 0;
-    for (size_t at = svg.find("class=\"node\""); at != std::string::npos; at = svg.find("class=\"node\"", at + 1)) ++nodes;
+    const std::string node = "class=\"node\"";
+    for (size_t at = svg.find(node); at != std::string::npos; at = svg.find(node, at + 1)) ++nodes;
     for (const auto& e : lab.index["diagrams"]) {
       if (e["file"] == file.filename().string()) CHECK(e["nodes"] == nodes);
     }
