@@ -6,32 +6,12 @@
 #include <algorithm>
 #include <map>
 
+#include "blueprint/diagram_style.h"
+#include "blueprint/rail_diagram.h"
+
 namespace hpn {
 
 namespace {
-
-std::string dot_id(std::string_view text) {
-  std::string s = "\"";
-  for (char c : text) {
-    if (c == '\n') {
-      s += "\\n";  // a line break in a label
-      continue;
-    }
-    if (c == '"' || c == '\\') s += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) s += c;
-  }
-  s += '"';
-  return s;
-}
-
-// Plane 1 blue, plane 2 red (Tableau 10), anything else grey.
-const char* plane_color(int plane) {
-  if (plane == 1) return "#1f77b4";
-  if (plane == 2) return "#d62728";
-  return "#7f7f7f";
-}
-
-std::string plane_name(int plane) { return plane == kNone ? "no plane" : fmt::format("plane {}", plane); }
 
 // "480 x 400G", or "240 x 400G + 8 x 200G" when speeds differ.
 std::string bundle_label(const std::map<int, int>& count_by_speed) {
@@ -41,89 +21,6 @@ std::string bundle_label(const std::map<int, int>& count_by_speed) {
     label += fmt::format("{} x {}G", it->second, it->first);
   }
   return label;
-}
-
-// An invisible line through the devices, in order: keeps them left to right.
-std::string chain(const Blueprint& bp, const std::vector<int>& devices) {
-  if (devices.size() < 2) return "";
-  std::string s = "    ";
-  for (size_t i = 0; i < devices.size(); ++i) s += (i ? " -- " : "") + dot_id(bp.devices[devices[i]].name);
-  return s + " [style=invis];\n";
-}
-
-// The devices of one segment, in plan order.
-struct SegmentDevices {
-  std::vector<int> hosts, tors;
-};
-
-Diagram segment_diagram(const Blueprint& bp, int pod, int segment, const SegmentDevices& members,
-                        const std::vector<std::vector<int>>& host_cables) {
-  Diagram d;
-  d.name = fmt::format("segment-{}-{}", pod, segment);
-  d.kind = "segment";
-  d.pod = pod;
-  d.segment = segment;
-  int backups = 0;
-  for (int h : members.hosts) backups += bp.devices[h].state == State::backup;
-  int cables = 0;
-  for (int h : members.hosts) {
-    for (int c : host_cables[h]) cables += bp.cables[c].kind == CableKind::host_tor;
-  }
-
-  std::string& s = d.dot;
-  s += fmt::format("graph {} {{\n", dot_id(d.name));
-  s += fmt::format("  label={}; labelloc=t; fontsize=24;\n",
-                   dot_id(fmt::format("pod {}, segment {}: {} hosts ({} backup), {} ToRs, {} host-ToR cables", pod,
-                                      segment, members.hosts.size(), backups, members.tors.size(), cables)));
-  // Every host has a line to every ToR of its rails, so crossings cannot be
-  // minimised away: hosts keep plan order (an invisible chain) and
-  // Graphviz's crossing and ranking searches are cut short, which makes a
-  // 136-host segment render in a fraction of a second instead of several.
-  s += "  splines=line; nodesep=0.08; ranksep=5; outputorder=edgesfirst;\n";
-  s += "  mclimit=0.01; nslimit=0.2; nslimit1=0.2; remincross=false;\n";
-  s += "  node [shape=box, style=filled, fillcolor=white, fontname=Helvetica, fontsize=9];\n";
-  s += "  edge [penwidth=0.5];\n";
-  s += "  { rank=same;\n";
-  for (int h : members.hosts) {
-    const Device& host = bp.devices[h];
-    std::string where = host.rack == kNone ? "" : bp.racks[host.rack].name;
-    if (host.ru != kNone) where += fmt::format(" U{}", host.ru);
-    s += fmt::format("    {} [tooltip={}{}];\n", dot_id(host.name), dot_id(fmt::format("{} {}", host.name, where)),
-                     host.state == State::backup ? ", style=\"filled,dashed\", fillcolor=\"#eeeeee\"" : "");
-    ++d.nodes;
-  }
-  s += chain(bp, members.hosts);
-  s += "  }\n";
-  // ToRs grouped by rail: the rail-optimized design puts NIC r of every host on rail r's ToR pair.
-  std::map<int, std::vector<int>> rails;
-  for (int t : members.tors) rails[bp.devices[t].rail].push_back(t);
-  for (const auto& [rail, tors] : rails) {
-    s += fmt::format("  subgraph {} {{\n    label={}; style=rounded; fontsize=14;\n",
-                     dot_id(rail == kNone ? "cluster_rail_none" : fmt::format("cluster_rail_{}", rail)),
-                     dot_id(rail == kNone ? "no rail" : fmt::format("rail {}", rail)));
-    for (int t : tors) {
-      const Device& tor = bp.devices[t];
-      s += fmt::format("    {} [label={}, color={}, penwidth=2];\n", dot_id(tor.name),
-                       dot_id(fmt::format("{}\n{}", tor.name, plane_name(tor.plane))), dot_id(plane_color(tor.plane)));
-      ++d.nodes;
-    }
-    s += "  }\n";
-  }
-  for (int h : members.hosts) {
-    for (int ci : host_cables[h]) {
-      const Cable& c = bp.cables[ci];
-      if (c.kind != CableKind::host_tor) continue;
-      const Device& tor = bp.devices[c.z_device];
-      s += fmt::format("  {} -- {} [color={}, tooltip={}{}];\n", dot_id(bp.devices[c.a_device].name),
-                       dot_id(tor.name), dot_id(plane_color(tor.plane)),
-                       dot_id(fmt::format("{} {}:{} - {}:{}", c.id, bp.devices[c.a_device].name, c.a_port, tor.name,
-                                          c.z_port)),
-                       c.state == State::backup ? ", style=dashed" : "");
-      ++d.edges;
-    }
-  }
-  s += "}\n";
-  return d;
 }
 
 Diagram pod_diagram(const Blueprint& bp, int pod, const std::vector<int>& segments) {
@@ -166,11 +63,19 @@ Diagram pod_diagram(const Blueprint& bp, int pod, const std::vector<int>& segmen
 
   std::string& s = d.dot;
   s += fmt::format("graph {} {{\n", dot_id(d.name));
-  s += fmt::format("  label={}; labelloc=t; fontsize=24;\n",
-                   dot_id(fmt::format("pod {}: {} segments, {} aggregation planes", pod, segments.size(),
-                                      aggs.size())));
-  s += "  ranksep=2; nodesep=0.3;\n";
-  s += "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=Helvetica, fontsize=11];\n";
+  std::vector<LegendEntry> legend{{LegendEntry::Swatch::box, "black", "segment: its hosts and ToRs"}};
+  for (const auto& [plane, list] : aggs) {
+    legend.push_back({LegendEntry::Swatch::box, plane_color(plane), plane_name(plane) + " switches"});
+  }
+  for (const auto& [plane, list] : aggs) {
+    legend.push_back({LegendEntry::Swatch::line, plane_color(plane), plane_name(plane) + " cables (count x speed)"});
+  }
+  s += fmt::format("  label={}; labelloc=t; labeljust=l; fontname=Helvetica;\n",
+                   heading_with_legend(fmt::format("pod {}: {} segments, {} aggregation planes", pod,
+                                                   segments.size(), aggs.size()),
+                                       legend));
+  s += "  ranksep=2; nodesep=0.15;\n";
+  s += "  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=Helvetica, fontsize=10];\n";
   s += "  edge [fontname=Helvetica, fontsize=9];\n";
   // Each tier on one rank, left to right in plane and segment order (invisible chains).
   auto in_order = [&](const std::vector<std::string>& ids) {
@@ -201,8 +106,16 @@ Diagram pod_diagram(const Blueprint& bp, int pod, const std::vector<int>& segmen
   for (int segment : segments) {
     ids.push_back(segment_id(segment));
     auto [hosts, tors] = segment_size[segment];
-    s += fmt::format("    {} [label={}];\n", segment_id(segment),
-                     dot_id(fmt::format("segment {}\n{} hosts, {} ToRs", segment, hosts, tors)));
+    // The uplinks on the node, not on 30 lines: labels on that many lines
+    // would each take their own space and double the diagram's width.
+    // In the plane's colour, as the lines are: the legend says which is which.
+    std::string label = fmt::format("<segment {}<br/>{} hosts, {} ToRs", segment, hosts, tors);
+    for (const auto& [plane, list] : aggs) {
+      auto it = tor_agg.find({segment, plane});
+      if (it == tor_agg.end()) continue;
+      label += fmt::format("<br/><font color=\"{}\">{}</font>", plane_color(plane), bundle_label(it->second));
+    }
+    s += fmt::format("    {} [label={}>, margin=\"0.04,0.03\"];\n", segment_id(segment), label);
     ++d.nodes;
   }
   s += in_order(ids) + "  }\n";
@@ -216,8 +129,9 @@ Diagram pod_diagram(const Blueprint& bp, int pod, const std::vector<int>& segmen
   for (const auto& [key, speeds] : tor_agg) {
     auto [segment, plane] = key;
     if (!std::binary_search(segments.begin(), segments.end(), segment) || !aggs.count(plane)) continue;
-    s += fmt::format("  {} -- {} [label={}, color={}];\n", agg_id(plane), segment_id(segment),
-                     dot_id(bundle_label(speeds)), dot_id(plane_color(plane)));
+    s += fmt::format("  {} -- {} [tooltip={}, color={}, penwidth=1.5];\n", agg_id(plane), segment_id(segment),
+                     dot_id(fmt::format("segment {} - {}: {}", segment, plane_name(plane), bundle_label(speeds))),
+                     dot_id(plane_color(plane)));
     ++d.edges;
   }
   s += "}\n";
@@ -227,12 +141,15 @@ Diagram pod_diagram(const Blueprint& bp, int pod, const std::vector<int>& segmen
 }  // namespace
 
 std::vector<Diagram> build_diagrams(const Blueprint& bp, const ExportScope& scope) {
-  // Each host's cables, so a segment's cables are found without a pass over all of them.
-  std::vector<std::vector<int>> host_cables(bp.devices.size());
+  // Each ToR's host cables, so a rail's cables are found without a pass over all of them.
+  std::vector<std::vector<int>> tor_cables(bp.devices.size());
   for (size_t i = 0; i < bp.cables.size(); ++i) {
     const Cable& c = bp.cables[i];
-    if (c.kind == CableKind::host_tor) host_cables[c.a_device].push_back(static_cast<int>(i));
+    if (c.kind == CableKind::host_tor) tor_cables[c.z_device].push_back(static_cast<int>(i));
   }
+  struct SegmentDevices {
+    std::vector<int> hosts, tors;
+  };
   std::map<std::pair<int, int>, SegmentDevices> segments;
   for (size_t i = 0; i < bp.devices.size(); ++i) {
     const Device& dev = bp.devices[i];
@@ -249,7 +166,9 @@ std::vector<Diagram> build_diagrams(const Blueprint& bp, const ExportScope& scop
     }
     if (!scope.segment) diagrams.push_back(pod_diagram(bp, pod, in_pod));
     for (int segment : in_pod) {
-      diagrams.push_back(segment_diagram(bp, pod, segment, segments[{pod, segment}], host_cables));
+      std::map<int, std::vector<int>> rails;
+      for (int t : segments[{pod, segment}].tors) rails[bp.devices[t].rail].push_back(t);
+      for (const auto& [rail, tors] : rails) diagrams.push_back(rail_diagram(bp, pod, segment, rail, tors, tor_cables));
     }
   }
   return diagrams;

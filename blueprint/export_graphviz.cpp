@@ -133,8 +133,10 @@ Status write_diagrams(const Blueprint& bp, const std::vector<Diagram>& diagrams,
     entry["kind"] = d.kind;
     entry["pod"] = d.pod;
     entry["segment"] = d.segment == kNone ? nlohmann::ordered_json() : nlohmann::ordered_json(d.segment);
+    entry["rail"] = d.rail == kNone ? nlohmann::ordered_json() : nlohmann::ordered_json(d.rail);
     entry["nodes"] = d.nodes;
     entry["edges"] = d.edges;
+    entry["cables"] = d.cables;
     index["diagrams"].push_back(entry);
   }
   if (svg) {

@@ -174,7 +174,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
       "  netbox   NetBox cable bulk-import CSV\n"
       "  batfish  Batfish layer1_topology.json\n"
       "  xlsx     cabling workbook: a sheet per segment and the uplinks (-o FILE)\n"
-      "  dot      Graphviz: segment-P-S.dot per segment, pod-P.dot per pod (-o DIR, or all on stdout)\n"
+      "  dot      Graphviz: segment-P-S-rail-R.dot per rail of a segment, pod-P.dot\n"
+      "           per pod, each with a legend (-o DIR, or all on stdout)\n"
       "  svg      the same diagrams rendered by Graphviz (-o DIR)\n"
       "See hpnctl-export(1).");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });

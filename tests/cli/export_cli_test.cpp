@@ -423,14 +423,23 @@ TEST_CASE("cli/export: xlsx of the default pod has 15 segment sheets and the upl
 
 namespace {
 
-// Graphviz nodes a diagram must have, from blueprint.db: a segment's hosts
-// and ToRs; a pod's segments, aggregation planes and the core planes its
-// aggregation switches reach.
+// Graphviz nodes a diagram must have, from blueprint.db: a segment rail's
+// ToRs and the racks of the hosts cabled to them; a pod's segments,
+// aggregation planes and the core planes its aggregation switches reach.
+std::string rail_cables(const nlohmann::json& entry) {
+  return "FROM cables c JOIN devices h ON h.name = c.a_device JOIN devices t ON t.name = c.z_device"
+         " WHERE c.kind = 'host-tor' AND t.pod = " + std::to_string(entry["pod"].get<int>()) +
+         " AND t.segment = " + std::to_string(entry["segment"].get<int>()) +
+         " AND t.rail = " + std::to_string(entry["rail"].get<int>());
+}
+
 long expected_nodes(Db& db, const nlohmann::json& entry) {
   std::string pod = std::to_string(entry["pod"].get<int>());
   if (entry["kind"] == "segment") {
-    return db.number("SELECT count(*) FROM devices WHERE role IN ('host', 'tor') AND pod = " + pod +
-                     " AND segment = " + std::to_string(entry["segment"].get<int>()));
+    return db.number("SELECT count(DISTINCT h.rack) " + rail_cables(entry)) +
+           db.number("SELECT count(*) FROM devices WHERE role = 'tor' AND pod = " + pod +
+                     " AND segment = " + std::to_string(entry["segment"].get<int>()) +
+                     " AND rail = " + std::to_string(entry["rail"].get<int>()));
   }
   return db.number("SELECT count(DISTINCT segment) FROM devices WHERE pod = " + pod + " AND segment IS NOT NULL") +
          db.number("SELECT count(DISTINCT plane) FROM devices WHERE role = 'agg' AND pod = " + pod) +
@@ -438,11 +447,11 @@ long expected_nodes(Db& db, const nlohmann::json& entry) {
                    " JOIN devices z ON z.name = c.z_device WHERE c.kind = 'agg-core' AND a.pod = " + pod);
 }
 
+// A line per rack and ToR of a rail; per bundle in the overview.
 long expected_edges(Db& db, const nlohmann::json& entry) {
   std::string pod = std::to_string(entry["pod"].get<int>());
   if (entry["kind"] == "segment") {
-    return db.number("SELECT count(*) FROM cables c JOIN devices d ON d.name = c.a_device WHERE c.kind = 'host-tor'"
-                     " AND d.pod = " + pod + " AND d.segment = " + std::to_string(entry["segment"].get<int>()));
+    return db.number("SELECT count(*) FROM (SELECT DISTINCT h.rack, t.name " + rail_cables(entry) + ")");
   }
   // One bundle per (segment, plane) of ToR uplinks and one per plane toward the core.
   return db.number("SELECT count(*) FROM (SELECT DISTINCT a.segment, z.plane FROM cables c"
@@ -450,6 +459,10 @@ long expected_edges(Db& db, const nlohmann::json& entry) {
                    " WHERE c.kind = 'tor-agg' AND a.pod = " + pod + ")") +
          db.number("SELECT count(DISTINCT z.plane) FROM cables c JOIN devices a ON a.name = c.a_device"
                    " JOIN devices z ON z.name = c.z_device WHERE c.kind = 'agg-core' AND a.pod = " + pod);
+}
+
+long expected_cables(Db& db, const nlohmann::json& entry) {
+  return entry["kind"] == "segment" ? db.number("SELECT count(*) " + rail_cables(entry)) : 0;
 }
 
 std::set<std::string> files_in(const fs::path& dir) {
@@ -460,18 +473,19 @@ std::set<std::string> files_in(const fs::path& dir) {
 
 }  // namespace
 
-TEST_CASE("cli/export: dot writes a diagram per segment and per pod that Graphviz renders with the plan's nodes",
+TEST_CASE("cli/export: dot writes a diagram per segment rail and per pod that Graphviz renders with the plan's nodes",
           "[cli][export][graphviz]") {
   Planned lab(lab_spec());
   Db db(lab.db());
   fs::path dir = lab.dir / "diagrams";
   auto r = lab.ok("export dot -o " + q(dir));
-  CHECK(r.out == "wrote 3 diagrams (dot) to " + dir.string() + "/\n");
+  CHECK(r.out == "wrote 5 diagrams (dot) to " + dir.string() + "/\n");
   auto index = nlohmann::json::parse(read_file(dir / "diagrams.json"));
   CHECK(index["format"] == "hpnctl-diagrams");
   std::set<std::string> listed{"diagrams.json"};
   for (const auto& e : index["diagrams"]) listed.insert(e["file"].get<std::string>());
-  CHECK(listed == std::set<std::string>{"diagrams.json", "pod-0.dot", "segment-0-0.dot", "segment-0-1.dot"});
+  CHECK(listed == std::set<std::string>{"diagrams.json", "pod-0.dot", "segment-0-0-rail-1.dot", "segment-0-0-rail-2.dot",
+                                        "segment-0-1-rail-1.dot", "segment-0-1-rail-2.dot"});
   CHECK(files_in(dir) == listed);
 
   for (const auto& e : index["diagrams"]) {
@@ -485,6 +499,7 @@ TEST_CASE("cli/export: dot writes a diagram per segment and per pod that Graphvi
     long nodes = expected_nodes(db, e);
     CHECK(e["nodes"] == nodes);
     CHECK(e["edges"] == expected_edges(db, e));
+    CHECK(e["cables"] == expected_cables(db, e));
     CHECK(check("svg", {svg}).begin().value() == nodes);
   }
 
@@ -502,19 +517,21 @@ TEST_CASE("cli/export: svg renders every diagram through Graphviz into the direc
   auto index = nlohmann::json::parse(read_file(dir / "diagrams.json"));
   std::vector<fs::path> svgs;
   for (const auto& e : index["diagrams"]) svgs.push_back(dir / e["file"].get<std::string>());
-  CHECK(files_in(dir) == std::set<std::string>{"diagrams.json", "pod-0.svg", "segment-0-0.svg", "segment-0-1.svg"});
+  CHECK(files_in(dir) == std::set<std::string>{"diagrams.json", "pod-0.svg", "segment-0-0-rail-1.svg",
+                                               "segment-0-0-rail-2.svg", "segment-0-1-rail-1.svg",
+                                               "segment-0-1-rail-2.svg"});
   auto counts = check("svg", svgs);
   for (size_t i = 0; i < svgs.size(); ++i) {
     INFO(svgs[i]);
     CHECK(counts[svgs[i].string()] == expected_nodes(db, index["diagrams"][i]));
   }
-  // Each host-ToR line carries its cable ID as a tooltip.
+  // Each rack-ToR line carries its cables' IDs as a tooltip.
   std::string first_cable = db.rows("SELECT cable_id FROM cables WHERE kind = 'host-tor' ORDER BY rowid LIMIT 1")[0][0];
-  CHECK(read_file(dir / "segment-0-0.svg").find(first_cable) != std::string::npos);
+  CHECK(read_file(dir / "segment-0-0-rail-1.svg").find(first_cable) != std::string::npos);
 
   // --segment leaves the pod overview out; a second run replaces the set whole.
   lab.ok("export svg --segment 1 -o " + q(dir));
-  CHECK(files_in(dir) == std::set<std::string>{"diagrams.json", "segment-0-1.svg"});
+  CHECK(files_in(dir) == std::set<std::string>{"diagrams.json", "segment-0-1-rail-1.svg", "segment-0-1-rail-2.svg"});
 }
 
 // --- Errors ------------------------------------------------------------------
@@ -603,7 +620,7 @@ TEST_CASE("cli/export: the default pod in every format: 52080 cables each read b
   CHECK(check("csv", {pod.dir / "out.sonic"})["rows"].size() == static_cast<size_t>(cables));
   CHECK(check("batfish", {pod.dir / "out.batfish"})["edges"].size() == 2 * static_cast<size_t>(cables));
   auto index = nlohmann::json::parse(read_file(pod.dir / "out.svg" / "diagrams.json"));
-  CHECK(index["diagrams"].size() == 16);  // the pod overview and its 15 segments
+  CHECK(index["diagrams"].size() == 121);  // the pod overview and the 8 rails of its 15 segments
   std::vector<fs::path> svgs;
   for (const auto& e : index["diagrams"]) svgs.push_back(pod.dir / "out.svg" / e["file"].get<std::string>());
   auto counts = check("svg", svgs);
