@@ -31,6 +31,15 @@ std::vector<std::string> fixed_values(const CLI::Option& opt) {
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
+// The roles a with_devices() option takes, or "-" for none.
+std::string device_roles(const CLI::Option& opt) {
+  const std::string type = opt.get_type_name();
+  if (type == "DEVICE") return "";
+  if (type == "HOST") return "host";
+  if (type == "SWITCH") return "tor agg core";
+  return "-";
+}
+
 CompletionOption option_entry(const CLI::Option& opt) {
   CompletionOption o;
   for (const auto& s : opt.get_snames()) o.names.push_back("-" + s);
@@ -38,6 +47,7 @@ CompletionOption option_entry(const CLI::Option& opt) {
   o.description = first_line(opt.get_description());
   o.takes_value = opt.get_items_expected_max() > 0;  // a flag expects none (its type size is not 0)
   if (o.takes_value) o.values = fixed_values(opt);
+  o.devices = o.takes_value ? device_roles(opt) : "-";
   return o;
 }
 
@@ -52,6 +62,7 @@ void walk(CLI::App& app, const std::string& path, std::vector<CompletionCommand>
     if (opt->get_group().empty()) continue;  // hidden
     if (!opt->nonpositional()) {
       if (c.arguments.empty()) c.arguments = fixed_values(*opt);
+      if (c.argument_devices == "-") c.argument_devices = device_roles(*opt);
       continue;
     }
     c.options.push_back(option_entry(*opt));
@@ -93,6 +104,7 @@ std::string joined(const std::vector<std::string>& words, const char* sep = " ")
 
 struct Tables {
   std::vector<std::pair<std::string, std::string>> subs, subs_described, opts, opts_described, valued, values, args;
+  std::vector<std::pair<std::string, std::string>> devices;  // "PATH" or "PATH OPTION" -> roles ("" any)
 };
 
 Tables tables(const std::vector<CompletionCommand>& commands) {
@@ -109,6 +121,7 @@ Tables tables(const std::vector<CompletionCommand>& commands) {
         opts_d.push_back(n + ":" + o.description);
         if (o.takes_value) valued.push_back(n);
         if (!o.values.empty()) t.values.emplace_back(c.path + " " + n, joined(o.values));
+        if (o.devices != "-") t.devices.emplace_back(c.path + " " + n, o.devices.empty() ? "any" : o.devices);
       }
     }
     if (!subs.empty()) {
@@ -119,6 +132,9 @@ Tables tables(const std::vector<CompletionCommand>& commands) {
     t.opts_described.emplace_back(c.path, joined(opts_d, "\n"));
     if (!valued.empty()) t.valued.emplace_back(c.path, joined(valued));
     if (!c.arguments.empty()) t.args.emplace_back(c.path, joined(c.arguments));
+    if (c.argument_devices != "-") {
+      t.devices.emplace_back(c.path, c.argument_devices.empty() ? "any" : c.argument_devices);
+    }
   }
   return t;
 }
@@ -139,7 +155,21 @@ void zsh_array(std::ostream& out, const char* name, const std::vector<std::pair<
 // that names a subcommand of the path so far extends it; an option that
 // takes a value swallows the next word (readline splits "--opt=value" into
 // three words, "--opt", "=" and "value").
-constexpr const char* kBashFunction = R"(
+constexpr const char* kBashFunction = R"SH(
+# The names of the plan's devices of ROLES ("any": all), from the
+# --blueprint on the line (default hpn-plan), by hpnctl itself.
+_hpnctl_devices() {
+  local bp=hpn-plan i
+  for ((i = 1; i < ${#COMP_WORDS[@]}; i++)); do
+    case ${COMP_WORDS[i]} in
+      --blueprint) bp=${COMP_WORDS[i+1]}; [[ $bp == = ]] && bp=${COMP_WORDS[i+2]} ;;
+      --blueprint=*) bp=${COMP_WORDS[i]#*=} ;;
+    esac
+  done
+  "${COMP_WORDS[0]}" devices --blueprint "${bp/#\~/$HOME}" --format csv 2>/dev/null |
+    awk -F, -v roles=" $1 " 'NR > 1 && (roles == " any " || index(roles, " " $2 " ")) { print $1 }'
+}
+
 _hpnctl() {
   local cur=${COMP_WORDS[COMP_CWORD]} cmd=hpnctl word opt i skip=0
   for ((i = 1; i < COMP_CWORD; i++)); do
@@ -163,6 +193,7 @@ _hpnctl() {
   if [[ -n $opt ]]; then
     # An open value (a file, a directory, a name) falls back to file names.
     local values=${_hpnctl_values["$cmd $opt"]}
+    [[ -n ${_hpnctl_devices["$cmd $opt"]} ]] && values=$(_hpnctl_devices "${_hpnctl_devices["$cmd $opt"]}")
     [[ -n $values ]] && COMPREPLY=($(compgen -W "$values" -- "$cur"))
     return 0
   fi
@@ -172,13 +203,30 @@ _hpnctl() {
     COMPREPLY=($(compgen -W "${_hpnctl_subs[$cmd]}" -- "$cur"))
   elif [[ -n ${_hpnctl_args[$cmd]} ]]; then
     COMPREPLY=($(compgen -W "${_hpnctl_args[$cmd]}" -- "$cur"))
+  elif [[ -n ${_hpnctl_devices[$cmd]} ]]; then
+    COMPREPLY=($(compgen -W "$(_hpnctl_devices "${_hpnctl_devices[$cmd]}")" -- "$cur"))
   fi
   return 0
 }
 complete -o default -F _hpnctl hpnctl
-)";
+)SH";
 
-constexpr const char* kZshFunction = R"(
+constexpr const char* kZshFunction = R"SH(
+# The names of the plan's devices of ROLES ("any": all), from the
+# --blueprint on the line (default hpn-plan), by hpnctl itself.
+_hpnctl_devices() {
+  local bp=hpn-plan
+  local -i i
+  for ((i = 2; i <= ${#words}; i++)); do
+    case ${words[i]} in
+      --blueprint) bp=${words[i+1]} ;;
+      --blueprint=*) bp=${words[i]#*=} ;;
+    esac
+  done
+  ${words[1]} devices --blueprint ${~bp} --format csv 2>/dev/null |
+    awk -F, -v roles=" $1 " 'NR > 1 && (roles == " any " || index(roles, " " $2 " ")) { print $1 }'
+}
+
 _hpnctl() {
   local cmd=hpnctl word opt cur=${words[CURRENT]}
   local -i i skip=0
@@ -200,6 +248,7 @@ _hpnctl() {
   fi
   if [[ -n $opt ]]; then
     values=(${=_hpnctl_values[$cmd $opt]})
+    [[ -n ${_hpnctl_devices[$cmd $opt]} ]] && values=(${(f)"$(_hpnctl_devices ${_hpnctl_devices[$cmd $opt]})"})
     if ((${#values})); then
       compadd -a values
     else
@@ -216,6 +265,9 @@ _hpnctl() {
   elif [[ -n ${_hpnctl_args[$cmd]} ]]; then
     values=(${=_hpnctl_args[$cmd]})
     compadd -a values
+  elif [[ -n ${_hpnctl_devices[$cmd]} ]]; then
+    values=(${(f)"$(_hpnctl_devices ${_hpnctl_devices[$cmd]})"})
+    compadd -a values
   else
     _files
   fi
@@ -227,7 +279,7 @@ if [[ ${funcstack[1]} == _hpnctl ]]; then
 else
   compdef _hpnctl hpnctl
 fi
-)";
+)SH";
 
 }  // namespace
 
@@ -244,13 +296,14 @@ std::string completion_script(CLI::App& app, std::string_view shell) {
     out << "#compdef hpnctl\n";
     out << "# zsh completion for hpnctl, generated from its command table by `hpnctl completion zsh`.\n";
     out << "typeset -gA _hpnctl_subs _hpnctl_subs_described _hpnctl_opts_described _hpnctl_valued _hpnctl_values"
-           " _hpnctl_args\n";
+           " _hpnctl_args _hpnctl_devices\n";
     zsh_array(out, "_hpnctl_subs", t.subs);
     zsh_array(out, "_hpnctl_subs_described", t.subs_described);
     zsh_array(out, "_hpnctl_opts_described", t.opts_described);
     zsh_array(out, "_hpnctl_valued", t.valued);
     zsh_array(out, "_hpnctl_values", t.values);
     zsh_array(out, "_hpnctl_args", t.args);
+    zsh_array(out, "_hpnctl_devices", t.devices);
     out << kZshFunction;
   } else {
     out << "# bash completion for hpnctl, generated from its command table by `hpnctl completion bash`.\n";
@@ -259,6 +312,7 @@ std::string completion_script(CLI::App& app, std::string_view shell) {
     bash_array(out, "_hpnctl_valued", t.valued);
     bash_array(out, "_hpnctl_values", t.values);
     bash_array(out, "_hpnctl_args", t.args);
+    bash_array(out, "_hpnctl_devices", t.devices);
     out << kBashFunction;
   }
   return out.str();

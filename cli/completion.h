@@ -21,12 +21,22 @@ inline CLI::Option* with_values(CLI::Option* option, std::initializer_list<const
   return option;
 }
 
+// Marks an option or argument whose value is a device of the plan, so that
+// completion offers the names `hpnctl devices` lists from the --blueprint
+// on the command line (hpn-plan by default). `kind`: "DEVICE" (any),
+// "HOST" or "SWITCH"; it is also what --help shows as the value's type.
+inline CLI::Option* with_devices(CLI::Option* option, const char* kind = "DEVICE") {
+  option->type_name(kind);
+  return option;
+}
+
 // One command of the table as completion sees it.
 struct CompletionOption {
   std::vector<std::string> names;   // "-o", "--output"
   std::string description;
   bool takes_value = false;
   std::vector<std::string> values;  // the fixed set (a CLI::IsMember check), empty if open
+  std::string devices;              // with_devices(): "", "host" or "tor agg core"; "-": not a device
 };
 
 struct CompletionCommand {
@@ -34,6 +44,7 @@ struct CompletionCommand {
   std::vector<std::pair<std::string, std::string>> subcommands;  // name, description
   std::vector<CompletionOption> options;  // its own, then those it passes up (CLI11 fallthrough)
   std::vector<std::string> arguments;     // the fixed set of its positional argument, if it has one
+  std::string argument_devices = "-";     // its positional is a device: the roles, as CompletionOption::devices
 };
 
 // Every visible command of `app`, depth first, root first.

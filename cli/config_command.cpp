@@ -97,7 +97,7 @@ int run(const ConfigArgs& a, const Verbosity& verbosity) {
 void add_config_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ConfigArgs>();
   auto* cmd = app.add_subcommand("config", "Switch configurations: FRR, SONiC config_db, sysctl.d");
-  cmd->add_option("switch", args->device, "The switch to configure (stdout)");
+  with_devices(cmd->add_option("switch", args->device, "The switch to configure (stdout)"), "SWITCH");
   cmd->add_flag("--all", args->all, "Every switch of the blueprint, into -o DIR");
   cmd->add_option("-o,--output", args->output, "Directory for --all, written all or nothing");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();

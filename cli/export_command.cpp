@@ -164,7 +164,7 @@ void add_export_command(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", args->output,
                   "File to write (dot, svg: a directory, written all or nothing); default stdout");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();
-  cmd->add_option("--switch", args->device, "Only the cables of this switch (not for dot, svg)");
+  with_devices(cmd->add_option("--switch", args->device, "Only the cables of this switch (not for dot, svg)"), "SWITCH");
   cmd->add_option("--pod", args->pod, "Only pod N (0-based)");
   cmd->add_option("--segment", args->segment, "Only segment N (0-based) of each pod, or of --pod");
   cmd->footer(

@@ -87,8 +87,8 @@ int run(const ImpactArgs& a) {
 void add_impact_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ImpactArgs>();
   auto* cmd = app.add_subcommand("impact", "What failing cables or devices costs: hosts, capacity, redundancy");
-  cmd->add_option("targets", args->targets,
-                  "Cables and devices that fail together: a cable ID or label, DEVICE:PORT, or DEVICE")
+  with_devices(cmd->add_option("targets", args->targets,
+                               "Cables and devices that fail together: a cable ID or label, DEVICE:PORT, or DEVICE"))
       ->required();
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();
   with_values(cmd->add_option("--format", args->format, "table or json"), {"table", "json"})->capture_default_str();

@@ -136,7 +136,7 @@ int run(const ProfileArgs& a) {
 void add_profile_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ProfileArgs>();
   auto* cmd = app.add_subcommand("profile", "Host profiles: bonds, routes, sysctls, NCCL/NCCLX settings");
-  cmd->add_option("host", args->host, "The host to profile (stdout)");
+  with_devices(cmd->add_option("host", args->host, "The host to profile (stdout)"), "HOST");
   cmd->add_flag("--all", args->all, "Every host of the blueprint, into -o DIR");
   cmd->add_option("-o,--output", args->output, "Directory for HOST's files, or --all's; all or nothing");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();

@@ -186,8 +186,9 @@ void add_query_commands(CLI::App& app, int& exit_code) {
   auto cable = std::make_shared<QueryOptions>();
   auto cable_target = std::make_shared<std::string>();
   auto* cable_cmd = app.add_subcommand("cable", "Show the cables of a device or port and their far ends");
-  cable_cmd->add_option("target", *cable_target,
-                        "DEVICE, DEVICE:PORT (a cage's name gives its breakout lanes), a cable ID (C0H00001) or its label")
+  with_devices(cable_cmd->add_option("target", *cable_target,
+                                     "DEVICE, DEVICE:PORT (a cage's name gives its breakout lanes), a cable ID (C0H00001) "
+                                     "or its label"))
       ->required();
   cable_cmd->add_option("--blueprint", cable->blueprint, "Plan directory")->capture_default_str();
   with_values(cable_cmd->add_option("--format", cable->format, "table, json or csv"), {"table", "json", "csv"})->capture_default_str();

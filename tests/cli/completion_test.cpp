@@ -162,3 +162,53 @@ TEST_CASE("cli/completion zsh: parses, registers with compsys, and completes", "
   CHECK(candidates("hpnctl completion ''") == std::set<std::string>{"bash", "zsh"});
   CHECK(candidates("hpnctl plan --diff ''") == std::set<std::string>{"<files>"});
 }
+
+TEST_CASE("cli/completion: device names come from the plan named by --blueprint, by role, in bash and zsh", "[cli][completion]") {
+  TempDir cwd;
+  REQUIRE(run_hpnctl("plan -q " + q(source_path("examples/lab-pod.yaml").string()) + " -o lab", cwd.path()).exit_code == 0);
+  const std::string plan = (cwd / "lab").string();
+  // As a user has it: hpnctl on PATH.
+  const std::string path = "export PATH=" + q(fs::path(HPNCTL_BINARY).parent_path().string()) + ":$PATH; ";
+  Shell bash("bash");
+  auto candidates = [&](const std::vector<std::string>& words) {
+    std::string array;
+    for (const auto& w : words) array += q(w) + " ";
+    return as_set(words_of(bash.run("bash", path + "source " + q(bash.script.string()) + " && COMP_WORDS=(" + array +
+                                                ") && COMP_CWORD=" + std::to_string(words.size() - 1) +
+                                                " && _hpnctl && printf '%s\\n' \"${COMPREPLY[@]}\"")));
+  };
+  CHECK(candidates({"hpnctl", "cable", "--blueprint", plan, "tor-p0-s00-r1"}) ==
+        std::set<std::string>{"tor-p0-s00-r1a", "tor-p0-s00-r1b"});
+  CHECK(candidates({"hpnctl", "impact", "--blueprint", "=", plan, "agg-p0-2"}) ==
+        std::set<std::string>{"agg-p0-2-00", "agg-p0-2-01", "agg-p0-2-02", "agg-p0-2-03"});
+  // profile takes hosts, config and export --switch take switches.
+  const auto hosts = candidates({"hpnctl", "profile", "--blueprint", plan, ""});
+  CHECK(hosts.size() == 16);
+  for (const auto& h : hosts) CHECK(h.rfind("host-", 0) == 0);
+  CHECK(candidates({"hpnctl", "profile", "--blueprint", plan, "tor"}).empty());
+  const auto switches = candidates({"hpnctl", "config", "--blueprint", plan, ""});
+  CHECK(switches.count("tor-p0-s00-r1a") == 1);
+  CHECK(switches.count("agg-p0-1-00") == 1);
+  CHECK(switches.count("host-p0-s00-h000") == 0);
+  CHECK(candidates({"hpnctl", "export", "--switch", "tor-p0-s01-r2", "--blueprint", plan}).empty());  // cursor on --blueprint's value
+  CHECK(candidates({"hpnctl", "export", "--blueprint", plan, "--switch", "tor-p0-s01-r2"}) ==
+        std::set<std::string>{"tor-p0-s01-r2a", "tor-p0-s01-r2b"});
+  // No plan there: nothing, and no error on the terminal.
+  CHECK(candidates({"hpnctl", "cable", "--blueprint", (cwd / "none").string(), "t"}).empty());
+
+  if (std::system("command -v zsh >/dev/null 2>&1") != 0) hpn::test::skip("zsh is not installed (Debian package zsh)");
+  Shell zsh("zsh");
+  auto zsh_candidates = [&](const std::string& words) {
+    std::string body = path +
+                       "compdef() { : }; "
+                       "compadd() { local a; [[ $1 == -a ]] && { print -rl -- ${(P)2}; return }; print -rl -- \"$@\" }; "
+                       "_describe() { : }; _files() { print -r -- '<files>' }; compset() { : }; "
+                       "source " + q(zsh.script.string()) + "; words=(" + words + "); CURRENT=${#words}; _hpnctl";
+    return as_set(words_of(zsh.run("zsh -f", body)));
+  };
+  CHECK(zsh_candidates("hpnctl cable --blueprint " + q(plan) + " tor-p0-s00-r1").count("tor-p0-s00-r1b") == 1);
+  const auto zhosts = zsh_candidates("hpnctl profile --blueprint=" + q(plan) + " ''");
+  CHECK(zhosts.size() == 16);
+  CHECK(zhosts.count("host-p0-s00-h000") == 1);
+  CHECK(zsh_candidates("hpnctl export --blueprint " + q(plan) + " --switch ''").count("agg-p0-1-01") == 1);
+}
