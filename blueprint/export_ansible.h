@@ -22,7 +22,8 @@
 //                  neither (a spec without a front-end NIC).
 //   hpn_profile    hosts only: profiles/HOST/profile.json, the file
 //                  `hpnctl profile --all -o profiles` writes for the host,
-//                  relative to the directory the playbook is run from.
+//                  relative to the directory ansible-playbook runs in
+//                  (deploy/ansible/'s hpnctl_profile role reads it there).
 #pragma once
 
 #include <ostream>
