@@ -3,7 +3,7 @@
 # ansible-playbook over a local connection on the 16 hosts of the lab pod's
 # inventory (hpnctl export ansible), with hpnctl on the "hosts" replaced by
 # tests/deploy/hpnctl_stub.py (no root, no network): check mode changes
-# nothing and reports the changes to come; a run applies every profile and
+# nothing and reports the changes to come (with --diff, shows them); a run applies every profile and
 # announces; a second run reports changed=0 on every host; a host given
 # another host's profile fails alone, and the others are ok.
 #   provision_check.sh HPNCTL SOURCE_DIR
@@ -39,12 +39,15 @@ recap() { grep -E "^$1 +:" "$work/run.log" || { cat "$work/run.log"; fail "no re
 hosts=$(awk '/^    role_host:/{on=1; next} /^    [a-z]/{on=0} on && /^        [^ ]/ {sub(":",""); print $1}' inventory/hosts.yml)
 [ "$(echo "$hosts" | wc -l)" -eq 16 ] || fail "expected the lab pod's 16 hosts: $hosts"
 
-play --check || { cat "$work/run.log"; fail "the check-mode run failed"; }
+play --check --diff || { cat "$work/run.log"; fail "the check-mode run failed"; }
+# Diff mode shows the changes hpnctl would make (the stub's one change).
+[ "$(grep -c "set bond0 from the profile" "$work/run.log")" -eq 16 ] || { cat "$work/run.log"; fail "no diff shown"; }
 for h in $hosts; do recap "$h" | grep -q "changed=1 .*failed=0" || { cat "$work/run.log"; fail "check mode: $h"; }; done
 [ ! -e stub/state ] || [ -z "$(ls stub/state)" ] || fail "check mode applied something: $(ls stub/state)"
 [ ! -e hosts ] || fail "check mode copied profiles onto the hosts"
 
 play || { cat "$work/run.log"; fail "the first run failed"; }
+! grep -q "set bond0 from the profile" "$work/run.log" || fail "changes shown without --diff"
 for h in $hosts; do
   recap "$h" | grep -q "failed=0" || fail "first run: $h failed"
   recap "$h" | grep -q "changed=0" && fail "first run: $h reported nothing changed"
