@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "blueprint/atomic_file.h"
+#include "blueprint/export_ansible.h"
 #include "blueprint/export_diagram.h"
 #include "blueprint/export_graphviz.h"
 #include "blueprint/export_links.h"
@@ -51,8 +52,32 @@ constexpr LinkFormat kLinkFormats[] = {
 };
 
 const std::vector<std::string>& format_names() {
-  static const std::vector<std::string> kNames{"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg"};
+  static const std::vector<std::string> kNames{"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg", "ansible"};
   return kNames;
+}
+
+// The Ansible inventory is of the whole plan: Ansible's --limit picks the
+// devices (pod_0, segment_0_3, rack_H0_R02_05), so the scope options do not apply.
+int export_ansible(const ExportArgs& a) {
+  if (a.output.empty()) return fail(kInputError, "ansible writes an inventory directory: give -o DIR");
+  if (!a.device.empty() || a.pod || a.segment) {
+    return fail(kInputError,
+                "ansible writes the inventory of the whole plan: pick devices with Ansible's --limit "
+                "(pod_0, segment_0_3, rack_H0_R02_05), not --pod, --segment or --switch");
+  }
+  if (auto st = check_inventory_target(a.output); !st) return fail(kInputError, st.error().message);
+  auto store = BlueprintStore::open(a.blueprint);
+  if (!store) return fail(kInputError, store.error().message);
+  auto loaded = store->load();
+  if (!loaded) return fail(kInputError, loaded.error().message);
+  auto inventory = build_inventory(loaded.value());
+  if (!inventory) return fail(kInputError, fmt::format("{}: {}", store->path(), inventory.error().message));
+  if (auto st = write_inventory(*inventory, a.output); !st) return fail(kEnvironmentError, st.error().message);
+  size_t hosts = std::count_if(inventory->hosts.begin(), inventory->hosts.end(),
+                               [](const InventoryHost& h) { return h.role == Role::host; });
+  std::cout << fmt::format("wrote the inventory of {} hosts and {} switches in {} groups to {}/\n", hosts,
+                           inventory->hosts.size() - hosts, inventory->groups.size(), a.output);
+  return kOk;
 }
 
 int run(ExportArgs a) {
@@ -69,6 +94,7 @@ int run(ExportArgs a) {
                                          guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess),
                                          fmt::join(names, ", ")));
   }
+  if (a.format == "ansible") return export_ansible(a);
   const bool diagrams = a.format == "dot" || a.format == "svg";
   if (diagrams && !a.device.empty()) {
     return fail(kInputError,
@@ -156,13 +182,13 @@ int run(ExportArgs a) {
 
 void add_export_command(CLI::App& app, int& exit_code) {
   auto args = std::make_shared<ExportArgs>();
-  auto* cmd = app.add_subcommand("export", "Write the plan for PTM, SONiC, NetBox, Batfish, a workbook or Graphviz");
-  with_values(cmd->add_option("--format", args->format_option, "ptm, sonic, netbox, batfish, xlsx, dot or svg"),
-              {"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg"});
+  auto* cmd = app.add_subcommand("export", "Write the plan for PTM, SONiC, NetBox, Batfish, a workbook, Graphviz or Ansible");
+  with_values(cmd->add_option("--format", args->format_option, "ptm, sonic, netbox, batfish, xlsx, dot, svg or ansible"),
+              {"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg", "ansible"});
   with_values(cmd->add_option("format", args->format, "The same as --format (the older form)"),
-              {"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg"});
+              {"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg", "ansible"});
   cmd->add_option("-o,--output", args->output,
-                  "File to write (dot, svg: a directory, written all or nothing); default stdout");
+                  "File to write (dot, svg, ansible: a directory, written all or nothing); default stdout");
   cmd->add_option("--blueprint", args->blueprint, "Plan directory")->capture_default_str();
   with_devices(cmd->add_option("--switch", args->device, "Only the cables of this switch (not for dot, svg)"), "SWITCH");
   cmd->add_option("--pod", args->pod, "Only pod N (0-based)");
@@ -177,6 +203,8 @@ void add_export_command(CLI::App& app, int& exit_code) {
       "  dot      Graphviz: segment-P-S-rail-R.dot per rail of a segment, pod-P.dot\n"
       "           per pod, each with a legend (-o DIR, or all on stdout)\n"
       "  svg      the same diagrams rendered by Graphviz (-o DIR)\n"
+      "  ansible  Ansible inventory (-o DIR): every device by role, pod, segment,\n"
+      "           plane, rail and rack, with ansible_host and hpn_profile\n"
       "See hpnctl-export(1).");
   cmd->callback([args, &exit_code] { exit_code = run(*args); });
 }

@@ -940,7 +940,7 @@ TEST_CASE("cli/export: --format as every other command takes it, the positional 
   CHECK(both.err == "hpnctl: two formats, 'batfish' and --format ptm: give one\n");
   RunResult none = run_hpnctl("export --blueprint plan", cwd.path());
   CHECK(none.exit_code == 2);
-  CHECK(none.err == "hpnctl: give --format, one of ptm, sonic, netbox, batfish, xlsx, dot, svg\n");
+  CHECK(none.err == "hpnctl: give --format, one of ptm, sonic, netbox, batfish, xlsx, dot, svg, ansible\n");
 }
 
 TEST_CASE("cli/help: every command's --help fits 80 columns", "[cli][help]") {

@@ -119,7 +119,7 @@ TEST_CASE("cli/completion bash: commands, options and fixed values from the comm
         std::set<std::string>{"host", "tor", "agg", "core", "frontend"});
   CHECK(as_set(bash_candidates(bash, {"hpnctl", "cable", "x", "--format", ""})) ==
         std::set<std::string>{"table", "json", "csv"});
-  const std::set<std::string> exports{"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg"};
+  const std::set<std::string> exports{"ptm", "sonic", "netbox", "batfish", "xlsx", "dot", "svg", "ansible"};
   CHECK(as_set(bash_candidates(bash, {"hpnctl", "export", ""})) == exports);
   CHECK(as_set(bash_candidates(bash, {"hpnctl", "export", "--format", ""})) == exports);
   std::string registered = bash.run("bash", "source " + q(bash.script.string()) + " && complete -p hpnctl");

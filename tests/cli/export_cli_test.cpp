@@ -540,10 +540,11 @@ TEST_CASE("cli/export: bad input exits 2 with one line that says what to do and 
           "[cli][export][errors]") {
   Planned lab(lab_spec());
   const std::vector<std::pair<std::string, std::string>> cases{
-      {"export yaml", "hpnctl: unknown export format 'yaml'; one of ptm, sonic, netbox, batfish, xlsx, dot, svg\n"},
+      {"export yaml",
+       "hpnctl: unknown export format 'yaml'; one of ptm, sonic, netbox, batfish, xlsx, dot, svg, ansible\n"},
       {"export sonc",
        "hpnctl: unknown export format 'sonc' (did you mean 'sonic'?); one of ptm, sonic, netbox, batfish, xlsx, dot, "
-       "svg\n"},
+       "svg, ansible\n"},
       {"export ptm --switch host-p0-s00-h000",
        "hpnctl: --switch host-p0-s00-h000: is a host; name a switch (ToR, aggregation, core or front-end leaf)\n"},
       {"export ptm --switch tor-p0-s00-r1x",
