@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "blueprint/csv.h"
 #include "blueprint/text_table.h"
 
@@ -58,6 +60,33 @@ void render_devices(const std::vector<DeviceRow>& rows, OutputFormat format, std
   table.render(out);
 }
 
+namespace {
+
+// A patched run's cords as seen from one end: the near end's first.
+std::vector<int> cords_from(const CableRow& c, bool from_a) {
+  std::vector<int> cords = c.cords_m;
+  if (!from_a) std::reverse(cords.begin(), cords.end());
+  return cords;
+}
+
+// The stocked cord to take from the shelf: one length, or a patched run's
+// cords ("10+10").
+std::string stock_text(const CableRow& c, bool from_a) {
+  if (!c.patched()) return std::to_string(c.stock_length_m);
+  std::string s;
+  for (int m : cords_from(c, from_a)) s += (s.empty() ? "" : "+") + std::to_string(m);
+  return s;
+}
+
+// JSON: a number, or null for a patched run, whose cords are listed beside it.
+void stock_json(nlohmann::ordered_json& j, const CableRow& c, bool from_a) {
+  j["stock_length_m"] = c.patched() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.stock_length_m);
+  j["patch_cords_m"] = cords_from(c, from_a);
+  j["via"] = c.via.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.via);
+}
+
+}  // namespace
+
 void render_cables(const std::string& device, const std::vector<CableRow>& rows,
                    OutputFormat format, std::ostream& out) {
   struct View {
@@ -88,6 +117,7 @@ void render_cables(const std::string& device, const std::vector<CableRow>& rows,
                       {"z_device", v.c->z_device}, {"z_port", v.c->z_port},
                       {"z_rack", v.c->z_rack}, {"z_ru", ru(v.c->z_ru)},
                       {"label_a", v.c->label_a}, {"label_z", v.c->label_z}});
+      stock_json(list.back(), *v.c, v.c->a_device == device);
     }
     out << list.dump(2) << '\n';
     return;
@@ -100,7 +130,7 @@ void render_cables(const std::string& device, const std::vector<CableRow>& rows,
     return std::vector<std::string>{v.c->cable_id,   v.c->kind,     v.near_port,
                                     v.far_device,    v.far_port,    v.far_rack,
                                     unit(v.far_ru),  std::to_string(v.c->speed_gbps),
-                                    std::to_string(v.c->length_m), std::to_string(v.c->stock_length_m),
+                                    std::to_string(v.c->length_m), stock_text(*v.c, v.c->a_device == device),
                                     v.c->media,      v.c->state};
   };
   if (format == OutputFormat::csv) {
@@ -134,6 +164,7 @@ void render_pull_list(const std::vector<PullEntry>& entries, OutputFormat format
                       {"label", near.label}, {"media", c.media}, {"speed_gbps", c.speed_gbps},
                       {"stock_length_m", c.stock_length_m}, {"length_m", c.length_m}, {"kind", c.kind},
                       {"state", c.state}, {"end", e.near_is_a ? "a" : "z"}});
+      stock_json(list.back(), c, e.near_is_a);
     }
     out << list.dump(2) << '\n';
     return;
@@ -149,7 +180,7 @@ void render_pull_list(const std::vector<PullEntry>& entries, OutputFormat format
                                     near.port,   far.rack,      unit(far.ru),
                                     far.device,  far.port,      c.cable_id,
                                     near.label,  c.media,       std::to_string(c.speed_gbps),
-                                    std::to_string(c.stock_length_m), std::to_string(c.length_m),
+                                    stock_text(c, e.near_is_a), std::to_string(c.length_m),
                                     c.kind,      c.state};
   };
   if (format == OutputFormat::csv) {

@@ -414,8 +414,12 @@ namespace {
 // A cable with where each end is: the devices' racks and units.
 constexpr const char* kCableColumns =
     "SELECT c.cable_id, c.kind, c.a_device, c.a_port, c.z_device, c.z_port, c.speed_gbps, c.state, c.length_m,"
-    " c.media, c.label_a, c.label_z, da.rack, da.ru, dz.rack, dz.ru, c.stock_length_m FROM cables c"
-    " LEFT JOIN devices da ON da.name = c.a_device LEFT JOIN devices dz ON dz.name = c.z_device";
+    " c.media, c.label_a, c.label_z, da.rack, da.ru, dz.rack, dz.ru, c.stock_length_m, lg.cords, lg.via FROM cables c"
+    " LEFT JOIN devices da ON da.name = c.a_device LEFT JOIN devices dz ON dz.name = c.z_device"
+    // A patched run's cords (leg order: the inner ORDER BY feeds group_concat) and trunk lanes.
+    " LEFT JOIN (SELECT cable_id, group_concat(CASE WHEN trunk_id IS NULL THEN stock_length_m END) AS cords,"
+    "   group_concat(CASE WHEN trunk_id IS NOT NULL THEN trunk_id || ' lane ' || lane END, ', ') AS via"
+    "   FROM (SELECT * FROM legs ORDER BY cable_id, leg) GROUP BY cable_id) lg ON lg.cable_id = c.cable_id";
 
 CableRow cable_row(sql::Stmt& s) {
   CableRow c;
@@ -436,6 +440,14 @@ CableRow cable_row(sql::Stmt& s) {
   c.z_rack = s.text(14);
   c.z_ru = static_cast<int>(s.integer_or(15, kNone));
   c.stock_length_m = static_cast<int>(s.integer(16));
+  const std::string cords = s.text(17);
+  for (size_t at = 0; at < cords.size();) {
+    size_t end = cords.find(',', at);
+    if (end == std::string::npos) end = cords.size();
+    c.cords_m.push_back(std::atoi(cords.substr(at, end - at).c_str()));
+    at = end + 1;
+  }
+  c.via = s.text(18);
   return c;
 }
 

@@ -42,6 +42,11 @@ struct CableRow {
   std::string media, label_a, label_z;
   std::string a_rack, z_rack;  // where each end is: rack and unit (kNone: no unit)
   int a_ru = kNone, z_ru = kNone;
+  // A run through patch panels (stock_length_m 0): the stocked lengths of
+  // its patch cords from the a-end, and the trunk lanes between them.
+  std::vector<int> cords_m;
+  std::string via;
+  bool patched() const { return !cords_m.empty(); }
 };
 
 struct DeviceFilter {

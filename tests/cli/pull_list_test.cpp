@@ -312,3 +312,53 @@ TEST_CASE("cli/cable: the stocked cord beside the estimated length, in every for
   CHECK(table.out.find("length_m  stock_length_m") != std::string::npos);
   CHECK(table.out.find("  8              10  mmf") != std::string::npos);
 }
+
+TEST_CASE("cli/cable: a run through patch panels shows its cords from the near end, never a 0 m cord", "[cli][cable][pull-list]") {
+  TempDir cwd;
+  plan("", cwd);  // the default pod: its ToR-aggregation runs go through the row panels
+  // legs.csv: the cords of C0A00001 from its a-end, and its trunk.
+  std::vector<int> cords;
+  std::string trunk;
+  for (const auto& l : records(read_file(cwd / "plan/legs.csv"))) {
+    if (l.at("cable_id") != "C0A00001") continue;
+    if (l.at("kind") == "cord") cords.push_back(std::stoi(l.at("stock_length_m")));
+    else trunk = l.at("trunk_id") + " lane " + l.at("lane");
+  }
+  REQUIRE(cords.size() == 2);
+  REQUIRE_FALSE(trunk.empty());
+  const std::string a_first = std::to_string(cords[0]) + "+" + std::to_string(cords[1]);
+  const std::string z_first = std::to_string(cords[1]) + "+" + std::to_string(cords[0]);
+  REQUIRE(a_first != z_first);  // the ends tell apart
+
+  auto a = json_of(run_hpnctl("cable C0A00001 --blueprint plan --format json", cwd.path()));
+  REQUIRE(a.size() == 1);
+  CHECK(a[0]["stock_length_m"].is_null());
+  CHECK(a[0]["patch_cords_m"] == nlohmann::json(cords));
+  CHECK(a[0]["via"] == trunk);
+  // From the aggregation switch: its own cord first.
+  const std::string agg = a[0]["far_device"].get<std::string>() + ":" + a[0]["far_port"].get<std::string>();
+  auto z = json_of(run_hpnctl("cable " + agg + " --blueprint plan --format json", cwd.path()));
+  REQUIRE(z.size() == 1);
+  CHECK(z[0]["patch_cords_m"] == nlohmann::json({cords[1], cords[0]}));
+  RunResult csv = run_hpnctl("cable C0A00001 --blueprint plan --format csv", cwd.path());
+  CHECK(records(csv.out).at(0).at("stock_length_m") == a_first);
+  RunResult zcsv = run_hpnctl("cable " + agg + " --blueprint plan --format csv", cwd.path());
+  CHECK(records(zcsv.out).at(0).at("stock_length_m") == z_first);
+  // The pull list of the ToR's rack: no cable asks for a 0 m cord, and this
+  // one gives the ToR-end cord first.
+  const std::string rack = a[0]["a_rack"];
+  RunResult pull = run_hpnctl("cables --blueprint plan --rack " + rack + " --format csv", cwd.path());
+  REQUIRE(pull.exit_code == 0);
+  bool found = false;
+  for (const auto& r : records(pull.out)) {
+    INFO(r.at("cable_id"));
+    CHECK(r.at("stock_length_m") != "0");
+    if (r.at("cable_id") == "C0A00001") found = r.at("stock_length_m") == a_first;
+  }
+  CHECK(found);
+  auto pulled = json_of(run_hpnctl("cables --blueprint plan --rack " + rack + " --format json", cwd.path()));
+  for (const auto& e : pulled) {
+    if (e["stock_length_m"].is_null()) CHECK(e["patch_cords_m"].size() == 2);
+    else CHECK(e["patch_cords_m"].empty());
+  }
+}
