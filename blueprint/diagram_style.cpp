@@ -84,4 +84,13 @@ std::string heading_with_legend(std::string_view title, const std::vector<Legend
       html_text(title), row);
 }
 
+std::string bundle_label(const std::map<int, int>& count_by_speed) {
+  std::string label;
+  for (auto it = count_by_speed.rbegin(); it != count_by_speed.rend(); ++it) {
+    if (!label.empty()) label += " + ";
+    label += fmt::format("{} x {}G", it->second, it->first);
+  }
+  return label;
+}
+
 }  // namespace hpn

@@ -2,6 +2,7 @@
 // colours, and the heading with its legend.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,10 @@ std::string html_text(std::string_view text);
 // Plane 1 blue, plane 2 red (Tableau 10), other planes from the same
 // palette, no plane grey: one colour per plane in every diagram and legend.
 const char* plane_color(int plane);
+
+// A bundle of cables by speed, fastest first: "480 x 400G", or
+// "240 x 400G + 8 x 200G" when speeds differ.
+std::string bundle_label(const std::map<int, int>& count_by_speed);
 
 // "plane 2", or "no plane".
 std::string plane_name(int plane);

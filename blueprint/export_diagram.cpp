@@ -13,16 +13,6 @@ namespace hpn {
 
 namespace {
 
-// "480 x 400G", or "240 x 400G + 8 x 200G" when speeds differ.
-std::string bundle_label(const std::map<int, int>& count_by_speed) {
-  std::string label;
-  for (auto it = count_by_speed.rbegin(); it != count_by_speed.rend(); ++it) {
-    if (!label.empty()) label += " + ";
-    label += fmt::format("{} x {}G", it->second, it->first);
-  }
-  return label;
-}
-
 Diagram pod_diagram(const Blueprint& bp, int pod, const std::vector<int>& segments) {
   Diagram d;
   d.name = fmt::format("pod-{}", pod);

@@ -43,16 +43,6 @@ std::tuple<int, int, int> floor_place(const Blueprint& bp, int rack) {
 
 std::string rack_name(const Blueprint& bp, int rack) { return rack == kNone ? "no rack" : bp.racks[rack].name; }
 
-// "4 x 200G", or "3 x 200G + 1 x 100G" when speeds differ.
-std::string bundle_label(const std::map<int, int>& count_by_speed) {
-  std::string label;
-  for (auto it = count_by_speed.rbegin(); it != count_by_speed.rend(); ++it) {
-    if (!label.empty()) label += " + ";
-    label += fmt::format("{} x {}G", it->second, it->first);
-  }
-  return label;
-}
-
 // The hosts' names without what they all share up to its last '-'
 // ("host-p0-s00-"), so a rack's box stays narrow; the title names the prefix.
 size_t common_prefix(const Blueprint& bp, const std::vector<RackBox>& racks) {
