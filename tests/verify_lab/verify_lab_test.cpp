@@ -20,6 +20,9 @@ namespace {
 using hpn::test::LabVerify;
 using hpn::test::Row;
 using hpn::test::check_one;
+using hpn::test::finding_lines;
+
+std::string sorted_pair(const std::string& a, const std::string& b) { return a < b ? a + " " + b : b + " " + a; }
 
 }  // namespace
 
@@ -338,4 +341,62 @@ TEST_CASE("verify/lab: the probes on the wire are the probe plan's, each observa
     sent.insert({e, j["src"]["udp_port"].get<int>()});
   }
   CHECK(sent == asked);
+}
+
+TEST_CASE("verify/lab: host cables exchanged across rails are one rail-violation naming both") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  // nic1p1 goes to rail 1's plane-1 ToR, nic2p1 to rail 2's: exchanged at the ToRs.
+  auto& a = lab.sheet().row("host-p0-s00-h000", "nic1p1");
+  auto& b = lab.sheet().row("host-p0-s00-h003", "nic2p1");
+  REQUIRE(a["z_device"] != b["z_device"]);
+  std::swap(a["z_device"], b["z_device"]);
+  std::swap(a["z_port"], b["z_port"]);
+  auto report = lab.run(1);
+  INFO(report.dump(2));
+  CHECK(finding_lines(report) == std::multiset<std::string>{"rail-violation " + sorted_pair(a["cable_id"], b["cable_id"])});
+}
+
+TEST_CASE("verify/lab: ToR uplinks exchanged across planes are one plane-violation naming both") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("tor-p0-s00-r1a", "etp5");  // to a plane-1 aggregation switch
+  auto& b = lab.sheet().row("tor-p0-s01-r2b", "etp6");  // to a plane-2 one
+  std::swap(a["z_device"], b["z_device"]);
+  std::swap(a["z_port"], b["z_port"]);
+  auto report = lab.run(1);
+  INFO(report.dump(2));
+  CHECK(finding_lines(report) == std::multiset<std::string>{"plane-violation " + sorted_pair(a["cable_id"], b["cable_id"])});
+}
+
+TEST_CASE("verify/lab: a host cable on a spare port of the same rail's ToR in the other segment is wrong-device") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& a = lab.sheet().row("host-p0-s00-h005", "nic1p1");
+  REQUIRE(a["z_device"] == "tor-p0-s00-r1a");
+  a["z_device"] = "tor-p0-s01-r1a";
+  a["z_port"] = "etp9";  // a spare port there
+  auto report = lab.run(1);
+  INFO(report.dump(2));
+  CHECK(finding_lines(report) == std::multiset<std::string>{"wrong-device " + a["cable_id"]});
+}
+
+TEST_CASE("verify/lab: one-way loss of 30%, 5% and 2% on three cables are three lossy findings, each its direction") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  auto& uplink = lab.sheet().row("tor-p0-s00-r2a", "etp5");
+  auto& host = lab.sheet().row("host-p0-s01-h006", "nic2p2");
+  auto& other = lab.sheet().row("host-p0-s00-h002", "nic1p2");
+  uplink["fault"] = "loss-a-z:30";
+  host["fault"] = "loss-z-a:5";
+  other["fault"] = "loss-a-z:2";
+  auto report = lab.run(1);
+  INFO(report.dump(2));
+  CHECK(finding_lines(report) == std::multiset<std::string>{"lossy " + uplink["cable_id"], "lossy " + host["cable_id"],
+                                                            "lossy " + other["cable_id"]});
+  for (const auto& f : report["findings"]) {
+    if (f["kind"] != "lossy") continue;
+    INFO(f.dump());
+    CHECK(f["message"].get<std::string>().find("%") != std::string::npos);
+  }
 }
