@@ -118,6 +118,10 @@ void render_cables(const std::string& device, const std::vector<CableRow>& rows,
                       {"z_rack", v.c->z_rack}, {"z_ru", ru(v.c->z_ru)},
                       {"label_a", v.c->label_a}, {"label_z", v.c->label_z}});
       stock_json(list.back(), *v.c, v.c->a_device == device);
+      const bool from_a = v.c->a_device == device;
+      auto optic = [](const std::string& o) { return o.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o); };
+      list.back()["optic"] = optic(from_a ? v.c->a_optic : v.c->z_optic);
+      list.back()["far_optic"] = optic(from_a ? v.c->z_optic : v.c->a_optic);
     }
     out << list.dump(2) << '\n';
     return;
@@ -126,12 +130,26 @@ void render_cables(const std::string& device, const std::vector<CableRow>& rows,
   // The estimated run, and beside it the stocked cord to take from the shelf.
   std::vector<std::string> header{"cable_id", "kind",       "port",     "far_device",     "far_port", "far_rack",
                                   "far_ru",   "speed_gbps", "length_m", "stock_length_m", "media",    "state"};
+  // The optics, where they were looked up (`cable`): the near end's, the far end's.
+  const bool optics = std::any_of(views.begin(), views.end(), [](const View& v) {
+    return !v.c->a_optic.empty() || !v.c->z_optic.empty();
+  });
+  if (optics) {
+    header.push_back("optic");
+    header.push_back("far_optic");
+  }
   auto cells = [&](const View& v) {
-    return std::vector<std::string>{v.c->cable_id,   v.c->kind,     v.near_port,
-                                    v.far_device,    v.far_port,    v.far_rack,
-                                    unit(v.far_ru),  std::to_string(v.c->speed_gbps),
-                                    std::to_string(v.c->length_m), stock_text(*v.c, v.c->a_device == device),
-                                    v.c->media,      v.c->state};
+    std::vector<std::string> row{v.c->cable_id,   v.c->kind,     v.near_port,
+                                 v.far_device,    v.far_port,    v.far_rack,
+                                 unit(v.far_ru),  std::to_string(v.c->speed_gbps),
+                                 std::to_string(v.c->length_m), stock_text(*v.c, v.c->a_device == device),
+                                 v.c->media,      v.c->state};
+    if (optics) {
+      const bool from_a = v.c->a_device == device;
+      row.push_back(from_a ? v.c->a_optic : v.c->z_optic);
+      row.push_back(from_a ? v.c->z_optic : v.c->a_optic);
+    }
+    return row;
   };
   if (format == OutputFormat::csv) {
     // The label too: a pull list printed from the CSV carries what goes on the cable.

@@ -519,6 +519,16 @@ Result<std::vector<std::string>> BlueprintStore::lanes_of(const std::string& dev
   return lanes;
 }
 
+Result<std::optional<PortInfo>> BlueprintStore::port_info(const std::string& device, const std::string& port) const {
+  sql::Stmt s(db_, "SELECT speed_gbps, breakout_of FROM ports WHERE device = ? AND port = ?");
+  if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  s.bind(1, device).bind(2, port);
+  std::optional<PortInfo> info;
+  if (s.step()) info = PortInfo{static_cast<int>(s.integer(0)), s.text(1)};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  return info;
+}
+
 Result<Blueprint> BlueprintStore::load() const {
   Blueprint bp;
   auto failed = [&](const char* what) {

@@ -47,6 +47,15 @@ struct CableRow {
   std::vector<int> cords_m;
   std::string via;
   bool patched() const { return !cords_m.empty(); }
+  // The optic in each end's cage (`hpnctl cable` fills them in from the
+  // spec's media.optics); empty: none (copper) or not looked up.
+  std::string a_optic, z_optic;
+};
+
+// A port's speed and, for a breakout lane, its cage.
+struct PortInfo {
+  int speed_gbps = 0;
+  std::string breakout_of;  // empty: not a lane
 };
 
 struct DeviceFilter {
@@ -98,6 +107,7 @@ class BlueprintStore {
   // The breakout lanes of a cage: "etp1" -> etp1a, etp1b ...; empty when
   // `cage` is no cage of the device.
   Result<std::vector<std::string>> lanes_of(const std::string& device, const std::string& cage) const;
+  Result<std::optional<PortInfo>> port_info(const std::string& device, const std::string& port) const;
 
  private:
   Status load_plant(Blueprint& bp, const std::unordered_map<std::string, int>& cable_index) const;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,8 @@
 #include "blueprint/store.h"
 #include "blueprint/target.h"
 #include "planner/diagnostics.h"
+#include "planner/plant.h"
+#include "planner/spec_loader.h"
 
 namespace hpn::cli {
 
@@ -141,6 +144,45 @@ int run_cables(const CableOptions& o) {
   return kOk;
 }
 
+// The optic in each end's cage, as the BOM counts them: the spec's part for
+// the cable's media at the cage's speed (a breakout lane's cage carries one
+// optic for all its lanes: "QSFP-DD-400G-SR8 (2 x 200G)"); none on copper.
+hpn::Status add_optics(const hpn::BlueprintStore& store, std::vector<hpn::CableRow>& cables) {
+  auto yaml = store.meta("spec_yaml");
+  if (!yaml) return yaml.error();
+  auto spec = hpn::load_spec(yaml.value(), "the blueprint's spec");
+  if (!spec) return hpn::Error{"the blueprint's spec does not load: re-plan"};
+  std::map<std::pair<std::string, int>, std::string> parts;
+  for (const auto& o : spec->media.optics) parts[{o.media, o.speed_gbps}] = o.part;
+  auto optic = [&](const std::string& media, int speed, const std::string& device,
+                   const std::string& port) -> hpn::Result<std::string> {
+    if (!hpn::is_fibre(media)) return std::string();
+    auto info = store.port_info(device, port);
+    if (!info) return info.error();
+    int cage_speed = speed;
+    std::string lanes;
+    if (*info && !(*info)->breakout_of.empty()) {
+      auto cage = store.port_info(device, (*info)->breakout_of);
+      if (!cage) return cage.error();
+      if (*cage && (*cage)->speed_gbps > speed) {
+        cage_speed = (*cage)->speed_gbps;
+        lanes = fmt::format(" ({} x {}G)", cage_speed / speed, speed);
+      }
+    }
+    auto it = parts.find({media, cage_speed});
+    return it == parts.end() ? std::string() : it->second + lanes;
+  };
+  for (auto& c : cables) {
+    auto a = optic(c.media, c.speed_gbps, c.a_device, c.a_port);
+    if (!a) return a.error();
+    auto z = optic(c.media, c.speed_gbps, c.z_device, c.z_port);
+    if (!z) return z.error();
+    c.a_optic = a.value();
+    c.z_optic = z.value();
+  }
+  return {};
+}
+
 int run_cable(const std::string& text, const QueryOptions& o) {
   hpn::OutputFormat format;
   if (!hpn::parse_format(o.format, format)) return fail(kInputError, "--format must be table, json or csv");
@@ -152,6 +194,7 @@ int run_cable(const std::string& text, const QueryOptions& o) {
     std::cout << fmt::format("{}{} has no cable\n", target->device, target->port ? ":" + *target->port : "");
     return kOk;
   }
+  if (auto st = add_optics(store.value(), target->cables); !st) return fail(kInputError, st.error().message);
   hpn::render_cables(target->device, target->cables, format, std::cout);
   return kOk;
 }

@@ -887,11 +887,16 @@ TEST_CASE("cli/cable: the ID on a label, a cage's lanes, and where the far end i
     placed = true;
   }
   CHECK(placed);
-  // The CSV carries the location and the label.
+  // The CSV carries the location, each end's optic and the label.
   r = run_hpnctl("cable C0H00001 --blueprint plan --format csv", cwd.path());
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out.rfind("cable_id,kind,port,far_device,far_port,far_rack,far_ru,speed_gbps,length_m,stock_length_m,media,state,label\n", 0) == 0);
+  CHECK(r.out.rfind("cable_id,kind,port,far_device,far_port,far_rack,far_ru,speed_gbps,length_m,stock_length_m,media,state,"
+                    "optic,far_optic,label\n", 0) == 0);
   CHECK(r.out.find(list[0]["label"].get<std::string>()) != std::string::npos);
+  // The host port's 200G optic; the ToR's cage of two 200G lanes, one 400G optic (the spec's media.optics).
+  CHECK(list[0]["optic"] == "QSFP56-200G-SR4");
+  CHECK(list[0]["far_optic"] == "QSFP-DD-400G-SR8 (2 x 200G)");
+  CHECK(r.out.find(",QSFP56-200G-SR4,QSFP-DD-400G-SR8 (2 x 200G),") != std::string::npos);
   // A cage named without its lane: the cables of etp1a and etp1b.
   r = run_hpnctl("cable tor-p0-s00-r1a:etp1 --blueprint plan --format json", cwd.path());
   REQUIRE(r.exit_code == 0);
