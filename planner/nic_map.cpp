@@ -1,20 +1,16 @@
 #include "planner/nic_map.h"
 
-#include "blueprint/input_file.h"
-
 #include <fmt/format.h>
-#include <sys/stat.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
+
+#include "blueprint/input_file.h"
 
 namespace hpn {
 
@@ -44,7 +40,7 @@ std::optional<std::array<long, 5>> pci_order(const std::string& pci) {
 
 // A predictable name with a PCI path: en[P<domain>]p<bus>s<slot>[f<function>][n<port>|np<port>].
 std::optional<std::array<long, 5>> name_order(const std::string& name) {
-  static const std::regex re("^enP?([0-9]+)?p([0-9]{1,3})s([0-9]{1,3})(?:f([0-9]))?(?:np?([0-9]{1,2}))?$");
+  static const std::regex re("^en(?:P([0-9]{1,4}))?p([0-9]{1,3})s([0-9]{1,3})(?:f([0-9]))?(?:np?([0-9]{1,2}))?$");
   std::smatch m;
   if (!std::regex_match(name, m, re)) return std::nullopt;
   auto num = [&](int i) { return m[i].matched ? std::stol(m[i]) : 0L; };

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "blueprint/export_ansible.h"
+#include "planned_pod.h"
 #include "test_util.h"
 
 namespace {
@@ -22,11 +23,6 @@ using namespace hpn::test;
 using nlohmann::json;
 using Names = std::set<std::string>;
 
-std::string q(const fs::path& path) {
-  std::string out = "'";
-  for (char c : path.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // One column of a query on blueprint.db, opened read-only.
 Names column(const fs::path& db_path, const std::string& sql) {
@@ -84,17 +80,6 @@ Names limited(const fs::path& dir, const std::string& pattern) {
   return out;
 }
 
-struct Planned {
-  TempDir dir;
-  fs::path plan;
-  explicit Planned(const std::string& spec_args) : plan(dir / "plan") {
-    auto r = run_hpnctl("plan " + spec_args + " -o " + q(plan), dir.path());
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-  }
-  fs::path db() const { return plan / "blueprint.db"; }
-  RunResult run(const std::string& args) const { return run_hpnctl(args + " --blueprint " + q(plan), dir.path()); }
-};
 
 // Two hosts (one a backup) in one rack, a ToR and a core switch in another.
 hpn::Blueprint small_blueprint() {

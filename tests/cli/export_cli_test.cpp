@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "planned_pod.h"
 #include "test_util.h"
 
 namespace {
@@ -22,11 +23,6 @@ namespace {
 using namespace hpn::test;
 using Rows = std::vector<std::vector<std::string>>;
 
-std::string q(const fs::path& path) {
-  std::string out = "'";
-  for (char c : path.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // A read-only view of blueprint.db for the tests' own queries.
 class Db {
@@ -63,24 +59,6 @@ class Db {
   sqlite3* db_ = nullptr;
 };
 
-// A planned pod in a temporary directory: `plan` holds the plan.
-struct Planned {
-  TempDir dir;
-  fs::path plan;
-  explicit Planned(const std::string& spec_args) : plan(dir / "plan") {
-    auto r = run_hpnctl("plan " + spec_args + " -o " + q(plan), dir.path());
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
-  }
-  fs::path db() const { return plan / "blueprint.db"; }
-  RunResult run(const std::string& args) const { return run_hpnctl(args + " --blueprint " + q(plan), dir.path()); }
-  RunResult ok(const std::string& args) const {
-    auto r = run(args);
-    INFO("hpnctl " << args << "\nstderr: " << r.err);
-    REQUIRE(r.exit_code == 0);
-    return r;
-  }
-};
 
 std::string lab_spec() { return q(source_path("examples/lab-pod.yaml")); }
 

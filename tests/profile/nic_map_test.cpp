@@ -150,6 +150,12 @@ TEST_CASE("profile/nic-map: what cannot be mapped for sure is refused with the f
   CHECK(error_of({{"b.bin", std::string("\x7f" "ELF\0\1", 6)}}) == "b.bin: binary content, not a NIC map");
   CHECK(error_of({{"j.json", "[{\"ifname\": 3"}}).rfind("j.json: byte ", 0) == 0);
   CHECK(error_of({{"j.json", "[{\"a\": 1}]"}}) == "j.json: a JSON list, but neither `ip -j link` nor `rdma -j link` output");
+  // Longer than IFNAMSIZ allows: refused before its digits are read.
+  json huge = json::array({port("enP99999999999999999999p1s0", "02:00:00:00:00:01")});
+  CHECK(error_of({{"ip.json", huge.dump()}}) == "ip.json: /0/ifname: 'enP99999999999999999999p1s0' is not an interface name");
+  // A domain needs its P: "en12p3s0" is no PCI path, so it cannot be ordered.
+  json no_p = json::array({port("en12p3s0", "02:00:00:00:00:01")});
+  CHECK(error_of({{"ip.json", no_p.dump()}}).find("cannot order en12p3s0") != std::string::npos);
   json bad = json::array({port("a/b", "02:00:00:00:00:01")});
   CHECK(error_of({{"ip.json", bad.dump()}}) == "ip.json: /0/ifname: 'a/b' is not an interface name");
   CHECK(error_of({{"m.yaml", "nic1p1: \"\\e[31mred\"\n"}}) == "m.yaml:1: nic1p1: '\\x1b[31mred' is not an interface name");
