@@ -35,6 +35,19 @@ Status write_file(const fs::path& path, const std::string& content, int mode) {
   return {};
 }
 
+// `files` under `dir`, with the directories they need; counts them in `written`.
+Status write_files(const fs::path& dir, const std::vector<ProfileFile>& files, size_t& written) {
+  for (const auto& f : files) {
+    const fs::path path = dir / f.path;
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) return Error{fmt::format("{}: cannot create: {}", path.parent_path().string(), ec.message())};
+    if (auto st = write_file(path, f.content, f.mode); !st) return st.error();
+    ++written;
+  }
+  return {};
+}
+
 nlohmann::ordered_json index_json(const ProfileBuilder& b, const Blueprint& bp) {
   nlohmann::ordered_json j;
   j["format"] = kProfileSetFormat;
@@ -68,19 +81,11 @@ Status check_host_profile_target(const std::string& text) { return StagedDirecto
 Result<ProfileSetSummary> write_host_profile(const HostProfile& profile, const std::string& text) {
   auto staged = StagedDirectory::begin(text, kHostProfile);
   if (!staged) return staged.error();
-  const fs::path& tmp = staged->path();
-  std::error_code ec;
   ProfileSetSummary summary;
   summary.hosts = 1;
   std::vector<ProfileFile> files = profile_files(profile);
   for (auto& f : link_files(profile)) files.push_back(std::move(f));
-  for (const auto& f : files) {
-    fs::path path = tmp / f.path;
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) return Error{fmt::format("{}: cannot create: {}", path.parent_path().string(), ec.message())};
-    if (auto st = write_file(path, f.content, f.mode); !st) return st.error();
-    ++summary.files;
-  }
+  if (auto st = write_files(staged->path(), files, summary.files); !st) return st.error();
   if (auto st = staged->commit(); !st) return st.error();
   return summary;
 }
@@ -89,7 +94,6 @@ Result<ProfileSetSummary> write_profiles(const ProfileBuilder& b, const std::str
   auto staged = StagedDirectory::begin(text, kProfileSet);
   if (!staged) return staged.error();
   const fs::path& tmp = staged->path();
-  std::error_code ec;
   auto abort = [](const Error& e) -> Result<ProfileSetSummary> { return e; };  // staging removed on return
 
   ProfileSetSummary summary;
@@ -102,14 +106,7 @@ Result<ProfileSetSummary> write_profiles(const ProfileBuilder& b, const std::str
         name.find('/') != std::string::npos) {
       return abort(Error{fmt::format("host '{}': its name cannot be a directory of the profile set", name)});
     }
-    fs::path host_dir = tmp / name;
-    for (const auto& f : profile_files(profile)) {
-      fs::path path = host_dir / f.path;
-      fs::create_directories(path.parent_path(), ec);
-      if (ec) return abort(Error{fmt::format("{}: cannot create: {}", path.parent_path().string(), ec.message())});
-      if (auto st = write_file(path, f.content, f.mode); !st) return abort(st.error());
-      ++summary.files;
-    }
+    if (auto st = write_files(tmp / name, profile_files(profile), summary.files); !st) return abort(st.error());
     ++summary.hosts;
   }
   if (auto st = write_file(tmp / "index.json", index_json(b, bp).dump(2) + "\n", 0644); !st) {

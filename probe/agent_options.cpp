@@ -156,7 +156,7 @@ hpn::Result<SendPlan> read_send_plan(const std::string& path) {
   if (auto st = hpn::check_input_file(path, "a send plan"); !st) return st.error();
   std::error_code ec;
   if (std::filesystem::file_size(path, ec) > kMaxSendPlanBytes) {
-    return hpn::Error{fmt::format("{}: larger than {} bytes: not a plan file", path, kMaxSendPlanBytes)};
+    return hpn::Error{fmt::format("{}: too large for a send plan (more than {} bytes)", hpn::printable(path), kMaxSendPlanBytes)};
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return hpn::Error{fmt::format("{}: cannot read the plan file", path)};
