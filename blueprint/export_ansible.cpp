@@ -104,13 +104,17 @@ Result<Inventory> build_inventory(const Blueprint& bp) {
 }
 
 void write_inventory_yaml(const Inventory& inv, std::ostream& out) {
-  out << fmt::format("# Ansible inventory of the plan '{}', written by hpnctl {} (hpnctl export ansible).\n",
-                     inv.spec_name, inv.tool_version);
-  out << "# ansible_host: a host's front-end address (bond0), a switch's Loopback0.\n"
+  out << fmt::format("# Ansible inventory of the plan '{}', written by hpnctl {} ({}).\n", inv.spec_name,
+                     inv.tool_version, inv.written_by);
+  out << "# ansible_host: " << inv.address_note << ".\n"
          "# hpn_profile: the host's profile as `hpnctl profile --all -o profiles` writes it.\n"
          "# Groups: role_*, pod_P, segment_P_S, plane_N, rail_R, rack_*; see hpnctl-export(1).\n"
-         "all:\n"
-         "  children:\n";
+         "all:\n";
+  if (!inv.vars.empty()) {
+    out << "  vars:\n";
+    for (const auto& [key, value] : inv.vars) out << "    " << key << ": " << value.dump() << "\n";
+  }
+  out << "  children:\n";
   // Variables once per device, in its role group; the other groups name it only.
   std::vector<bool> described(inv.hosts.size(), false);
   for (const InventoryGroup& g : inv.groups) {
@@ -122,6 +126,7 @@ void write_inventory_yaml(const Inventory& inv, std::ostream& out) {
       described[m] = true;
       if (!h.ansible_host.empty()) out << "          ansible_host: " << h.ansible_host << "\n";
       if (!h.profile.empty()) out << "          hpn_profile: " << yaml_scalar(h.profile) << "\n";
+      for (const auto& [key, value] : h.vars) out << "          " << key << ": " << value.dump() << "\n";
     }
   }
 }

@@ -29,7 +29,10 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "blueprint/model.h"
 #include "blueprint/result.h"
@@ -38,11 +41,16 @@ namespace hpn {
 
 inline constexpr const char* kInventoryFormat = "hpnctl-ansible-inventory";
 
+// A variable beyond those of the plan (the lab's inventory, lab_fleet.h):
+// its value written as JSON, which YAML reads as the same value.
+using InventoryVar = std::pair<std::string, nlohmann::ordered_json>;
+
 struct InventoryHost {
   std::string name;
   Role role = Role::host;
   std::string ansible_host;  // empty: the plan has no address for it
   std::string profile;       // empty on switches
+  std::vector<InventoryVar> vars;
 };
 
 struct InventoryGroup {
@@ -54,6 +62,9 @@ struct Inventory {
   std::string spec_name, tool_version;
   std::vector<InventoryHost> hosts;    // plan order
   std::vector<InventoryGroup> groups;  // role, pod, segment, plane, rail, rack; each ascending
+  std::vector<InventoryVar> vars;      // all: vars:
+  std::string written_by = "hpnctl export ansible";
+  std::string address_note = "a host's front-end address (bond0), a switch's Loopback0";
 };
 
 // "rack" + "H0-R02-05" -> "rack_H0_R02_05": an Ansible group name, letters,

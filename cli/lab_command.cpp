@@ -17,7 +17,10 @@
 
 #include "blueprint/store.h"
 #include "dataplane/lab.h"
+#include "dataplane/lab_fleet.h"
 #include "dataplane/lab_verify.h"
+#include "blueprint/atomic_file.h"
+#include "blueprint/export_ansible.h"
 #include "dataplane/netlink_ops.h"
 #include "blueprint/fabric_index.h"
 #include "blueprint/text_table.h"
@@ -40,6 +43,7 @@ struct UpOptions {
   std::optional<std::string> wiring;
   int loss = 0;  // percent, every cable both ways
   bool host_bonds = false;
+  bool ssh = false;
 };
 
 int run_up(const UpOptions& o, const Verbosity& v) {
@@ -62,6 +66,7 @@ int run_up(const UpOptions& o, const Verbosity& v) {
   }
   request.wiring.loss_percent = o.loss;
   request.host_bonds = o.host_bonds;
+  request.ssh = o.ssh;
   if (auto size = lab::check_lab_size(*bp, request.wiring); !size) return fail(kInputError, size.error().message);
   if (!need_root("up")) return kEnvironmentError;
   lab::NetlinkOps ops;
@@ -78,6 +83,12 @@ int run_up(const UpOptions& o, const Verbosity& v) {
       state->id, state->namespaces.size(), state->prefix, ports / 2,
       o.wiring ? "by " + *o.wiring : "as planned",
       o.loss > 0 ? fmt::format(", {}% random loss on every cable both ways", o.loss) : "");
+  if (o.ssh) {
+    std::cout << fmt::format(
+        "management network {} (this machine: {} on {}), sshd in {} devices; 'hpnctl lab inventory -o FILE' "
+        "writes their Ansible inventory\n",
+        state->mgmt_netns, state->mgmt_controller, "hpnm-" + state->id, state->devices.size());
+  }
   return kOk;
 }
 
@@ -108,6 +119,36 @@ int run_status(const std::string& format) {
     std::cout << lab::status_json(**status).dump(2) << '\n';
   } else {
     lab::render_status(**status, std::cout);
+  }
+  return kOk;
+}
+
+// `lab inventory`: the running lab as Ansible's inventory (lab_fleet.h).
+int run_inventory(const std::string& output) {
+  auto loaded = lab::LabStateFile(lab::kDefaultLabState).load();
+  if (!loaded) return fail(kEnvironmentError, "lab inventory: " + loaded.error().message);
+  if (!loaded->has_value()) {
+    return fail(kEnvironmentError, fmt::format("no lab is up (no record at {})", lab::kDefaultLabState));
+  }
+  const lab::LabState& state = **loaded;
+  if (state.phase != "up") {
+    return fail(kEnvironmentError, fmt::format("lab {} is not up (phase '{}')", state.id, state.phase));
+  }
+  auto store = BlueprintStore::open(state.blueprint);
+  if (!store) return fail(kInputError, store.error().message);
+  auto bp = store->load();
+  if (!bp) return fail(kInputError, bp.error().message);
+  char self[PATH_MAX] = {};
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return fail(kEnvironmentError, "cannot find this program's path");
+  auto inventory = lab::lab_inventory(*bp, state, std::string(self, static_cast<size_t>(n)));
+  if (!inventory) return fail(kEnvironmentError, "lab inventory: " + inventory.error().message);
+  if (output == "-") {
+    write_inventory_yaml(*inventory, std::cout);
+    return kOk;
+  }
+  if (auto st = write_file_atomic(output, [&](std::ostream& out) { write_inventory_yaml(*inventory, out); }); !st) {
+    return fail(kEnvironmentError, "lab inventory: " + st.error().message);
   }
   return kOk;
 }
@@ -200,7 +241,16 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(0, lab::kMaxBackgroundLoss))->capture_default_str();
   up_cmd->add_flag("--host-bonds", up->host_bonds,
                    "Apply the hosts' profiles with real bonds (the kernel needs bonding), not as host apply --no-bond");
+  up_cmd->add_flag("--ssh", up->ssh,
+                   "Also a management network (198.18.0.0/16) with sshd in every device, for Ansible "
+                   "('hpnctl lab inventory')");
   up_cmd->callback([up, up_cmd, &exit_code] { exit_code = run_up(*up, verbosity_of(*up_cmd)); });
+
+  auto inventory = std::make_shared<std::string>();
+  auto* inventory_cmd =
+      lab->add_subcommand("inventory", "Write the Ansible inventory of a lab brought up with --ssh");
+  inventory_cmd->add_option("-o,--output", *inventory, "Inventory file (YAML); - for standard output")->required();
+  inventory_cmd->callback([inventory, &exit_code] { exit_code = run_inventory(*inventory); });
 
   auto* down_cmd = lab->add_subcommand("down", "Remove everything the lab made");
   down_cmd->callback([&exit_code] { exit_code = run_down(); });

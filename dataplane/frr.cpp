@@ -92,8 +92,10 @@ Result<ProcessResult> spawn(const Spawn& s, std::chrono::milliseconds timeout) {
   if (pid < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
   if (pid == 0) {
     // Only async-signal-safe calls from here to exec.
-    const int ns = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) _exit(126);
+    if (!s.netns.empty()) {
+      const int ns = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) _exit(126);
+    }
     const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null >= 0) dup2(null, STDIN_FILENO);
     if (capture) {
@@ -172,14 +174,15 @@ Status write_frr_file(const std::string& path, const std::string& text) {
   return owned_by_frr(path, 0640);
 }
 
+
+}  // namespace
+
 Result<pid_t> read_pid(const std::string& path) {
   std::ifstream in(path);
   long pid = 0;
   if (!(in >> pid) || pid <= 1) return Error{path + ": no pid"};
   return static_cast<pid_t>(pid);
 }
-
-}  // namespace
 
 Result<ProcessResult> run_in_namespace(const std::string& netns, const std::vector<std::string>& argv,
                                        std::chrono::milliseconds timeout) {

@@ -5,6 +5,8 @@
 // starts, queries (vtysh -N) and stops the daemons itself.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -64,7 +66,11 @@ struct ProcessResult {
   int exit_code = -1;  // -1: killed by a signal or the timeout
   std::string out, err;
 };
+// An empty `netns` runs it in this process's namespace.
 Result<ProcessResult> run_in_namespace(const std::string& netns, const std::vector<std::string>& argv,
                                        std::chrono::milliseconds timeout);
+
+// The pid a daemon wrote to its pid file.
+Result<pid_t> read_pid(const std::string& path);
 
 }  // namespace hpn::lab

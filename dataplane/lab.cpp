@@ -1,5 +1,7 @@
 #include "dataplane/lab.h"
 
+#include "dataplane/lab_fleet.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -345,6 +347,7 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
   LabState state = describe_lab(bp, topology, req.blueprint_path, req.wiring.source);
   state.pid = static_cast<int>(getpid());
   state.routing_dir = routing_dir;
+  state.host_bonds = req.host_bonds;
   for (const auto& [node, d] : plan.daemons) {
     state.routers.push_back(d.device);
     if (d.pbrd) state.pbr_routers.push_back(d.device);
@@ -446,6 +449,12 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
     faults.nft_script = script;
     if (auto ok = ops.configure(topology.nodes[node].netns, faults); !ok) return fail("faults", ok.error());
   }
+  if (req.ssh) {
+    say(fmt::format("management network and sshd for {} devices", state.devices.size()));
+    if (auto ok = bring_up_management(state, ops, [&] { return file.update(state); }); !ok) {
+      return fail("management network", ok.error());
+    }
+  }
   if (auto ok = advance("up"); !ok) return fail("lab record", ok.error());
   return state;
 }
@@ -472,6 +481,8 @@ Result<LabDownReport> lab_down(const std::string& state_path, NetworkOps& ops) {
     daemons.push_back({netns_of[name], name, state.routing_dir + "/" + name, pbr.count(name) > 0});
   }
   if (auto ok = ops.stop_routing(daemons); !ok) errors.push_back(ok.error().message);
+  // What else runs inside: sshd and its sessions (lab up --ssh), agents.
+  if (auto stopped = ops.stop_processes_in(state.namespaces); !stopped) errors.push_back(stopped.error().message);
   auto existing = ops.namespaces();
   if (!existing) return existing.error();
   // The listed ones and any other with the prefix: a namespace made just

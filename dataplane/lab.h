@@ -31,6 +31,8 @@ struct LabUpRequest {
   // The hosts' profiles are applied with real bonds (the kernel must have
   // bonding), not as `host apply --no-bond`.
   bool host_bonds = false;
+  // Also the management network, with sshd in every device (lab_fleet.h).
+  bool ssh = false;
 };
 
 // Called at each phase with a short description ("creating 36 namespaces").
@@ -42,7 +44,8 @@ using LabProgress = std::function<void(std::string_view)>;
 // announcements; then it waits for BGP to converge (every session the
 // wiring allows Established, every ToR routing to the hosts cabled to it,
 // the switches' routes steady), loads the cores' port rules and sets the
-// faults that strike a converged fabric. The record is updated at each
+// faults that strike a converged fabric, and with `ssh` brings up the
+// management network (lab_fleet.h). The record is updated at each
 // phase. Refuses when a lab is already recorded at state_path. On failure
 // it removes what it made and returns what went wrong, naming the sessions
 // that did not come up.
@@ -54,9 +57,10 @@ struct LabDownReport {
   int namespaces_removed = 0;
 };
 
-// Removes every namespace of the recorded lab (those listed and any other
-// with its prefix, so an interrupted `lab up` leaves nothing), then the
-// record. No record: nothing to do, had_lab false.
+// Stops the lab's daemons and every process left in its namespaces (sshd
+// and its sessions among them), removes every namespace of the recorded
+// lab (those listed and any other with its prefix, so an interrupted `lab
+// up` leaves nothing), then the record. No record: nothing to do, had_lab false.
 Result<LabDownReport> lab_down(const std::string& state_path, NetworkOps& ops);
 
 // The recorded lab with each port's live state; nullopt when none.

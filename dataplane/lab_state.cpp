@@ -63,13 +63,14 @@ nlohmann::json to_json(const LabState& s) {
                        {"peer_port", p.peer_port}, {"cable", p.cable}, {"fault", p.fault}});
     }
     devices.push_back({{"name", d.name}, {"role", d.role}, {"netns", d.netns}, {"node_id", d.node_id},
-                       {"ports", std::move(ports)}});
+                       {"ports", std::move(ports)}, {"mgmt_address", d.mgmt_address}});
   }
   return {{"format", kLabStateFormat}, {"version", kLabStateVersion}, {"id", s.id}, {"prefix", s.prefix},
           {"blueprint", s.blueprint}, {"wiring", s.wiring}, {"pid", s.pid}, {"phase", s.phase},
           {"ioam_namespace", s.ioam_namespace}, {"namespaces", s.namespaces},
           {"devices", std::move(devices)}, {"routing_dir", s.routing_dir}, {"routers", s.routers},
-          {"pbr_routers", s.pbr_routers}, {"agent_pid", s.agent_pid}};
+          {"pbr_routers", s.pbr_routers}, {"agent_pid", s.agent_pid}, {"host_bonds", s.host_bonds},
+          {"mgmt_netns", s.mgmt_netns}, {"mgmt_controller", s.mgmt_controller}, {"ssh_dir", s.ssh_dir}};
 }
 
 Result<LabState> state_from_json(const nlohmann::json& j) {
@@ -96,12 +97,17 @@ Result<LabState> state_from_json(const nlohmann::json& j) {
                              p.at("peer_port").get<std::string>(), p.at("cable").get<std::string>(),
                              p.at("fault").get<std::string>()});
       }
+      dev.mgmt_address = d.at("mgmt_address").get<std::string>();
       s.devices.push_back(std::move(dev));
     }
     s.routing_dir = j.at("routing_dir").get<std::string>();
     s.routers = j.at("routers").get<std::vector<std::string>>();
     s.pbr_routers = j.at("pbr_routers").get<std::vector<std::string>>();
     s.agent_pid = j.at("agent_pid").get<int>();
+    s.host_bonds = j.at("host_bonds").get<bool>();
+    s.mgmt_netns = j.at("mgmt_netns").get<std::string>();
+    s.mgmt_controller = j.at("mgmt_controller").get<std::string>();
+    s.ssh_dir = j.at("ssh_dir").get<std::string>();
     // Whatever else is damaged, the prefix must be one `lab down` may
     // safely match namespaces against.
     if (!s.prefix.starts_with("hpn-") || s.prefix.size() < 6 || s.prefix.back() != '-') {

@@ -20,7 +20,7 @@ namespace hpn::lab {
 
 inline constexpr const char* kDefaultLabState = "/run/hpnctl/lab.json";
 inline constexpr const char* kLabStateFormat = "hpnctl-lab";
-inline constexpr int kLabStateVersion = 2;  // 2: the routing daemons
+inline constexpr int kLabStateVersion = 3;  // 2: the routing daemons; 3: the management network
 
 struct StatePort {
   std::string port;  // blueprint port name
@@ -35,6 +35,7 @@ struct StateDevice {
   std::string name, role, netns;
   std::uint32_t node_id = 0;
   std::vector<StatePort> ports;  // cabled ports only, in panel order
+  std::string mgmt_address;      // lab up --ssh: its mgmt0 address (lab_fleet.h); empty without
 };
 
 struct LabState {
@@ -54,6 +55,11 @@ struct LabState {
   std::vector<std::string> routers;      // devices whose namespaces run FRR
   std::vector<std::string> pbr_routers;  // the cores among them, running pbrd too
   int agent_pid = 0;                     // the host-route agent, 0 when none runs
+  bool host_bonds = false;               // hosts applied with real bonds (lab up --host-bonds)
+  // lab up --ssh (lab_fleet.h): the management namespace, the machine's
+  // address on it, and the directory of the keys, sshd_config and known_hosts.
+  std::string mgmt_netns, mgmt_controller;
+  std::string ssh_dir;                   // empty: no management network
 };
 
 // The record of a lab about to be made from `topology` (pid left 0).

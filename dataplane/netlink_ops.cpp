@@ -18,12 +18,14 @@
 #include <netlink/route/rule.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -35,6 +37,7 @@
 #include "dataplane/host_apply.h"
 #include "dataplane/host_netlink.h"
 #include "dataplane/host_state.h"
+#include "dataplane/lab_fleet.h"
 #include "dataplane/netns.h"
 #include "dataplane/nl_util.h"
 
@@ -66,7 +69,9 @@ Result<Sock> connect(int protocol) {
 
 Result<Addr> parse_addr(const std::string& text, int prefix_len) {
   nl_addr* a = nullptr;
-  const int err = nl_addr_parse(fmt::format("{}/{}", text, prefix_len).c_str(), AF_INET6, &a);
+  // IPv6, or IPv4 (the management network's) when it has no colon.
+  const int family = text.find(':') == std::string::npos ? AF_INET : AF_INET6;
+  const int err = nl_addr_parse(fmt::format("{}/{}", text, prefix_len).c_str(), family, &a);
   if (err < 0) return nl_error(fmt::format("address {}", text), err);
   return Addr(a);
 }
@@ -147,6 +152,27 @@ Status set_up(nl_sock* sk, const std::string& ifname, bool up = true) {
   }
   if (int err = rtnl_link_change(sk, orig.get(), change.get(), 0); err < 0) {
     return nl_error(fmt::format("set {} {}", ifname, up ? "up" : "down"), err);
+  }
+  return {};
+}
+
+Status add_bridge(nl_sock* sk, const std::string& name) {
+  Link link(rtnl_link_alloc());
+  if (int err = rtnl_link_set_type(link.get(), "bridge"); err < 0) return nl_error("bridge " + name, err);
+  rtnl_link_set_name(link.get(), name.c_str());
+  if (int err = rtnl_link_add(sk, link.get(), NLM_F_CREATE | NLM_F_EXCL); err < 0) {
+    return nl_error("bridge " + name, err);
+  }
+  return {};
+}
+
+Status join_bridge(nl_sock* sk, const std::string& port, const std::string& bridge) {
+  auto master = ifindex(bridge);
+  if (!master) return master.error();
+  auto slave = ifindex(port);
+  if (!slave) return slave.error();
+  if (int err = rtnl_link_enslave_ifindex(sk, *master, *slave); err < 0) {
+    return nl_error(fmt::format("{} into bridge {}", port, bridge), err);
   }
   return {};
 }
@@ -258,8 +284,12 @@ Status NetlinkOps::add_veth(const VethEnd& a, const VethEnd& z) {
   // Both ends are created straight inside their namespaces (IFLA_NET_NS_FD
   // on the link and on the peer), so no interface ever exists in ours: a
   // crash leaves nothing outside the lab's namespaces.
-  const std::string pa = std::string(kNetnsRunDir) + "/" + a.netns;
-  const std::string pz = std::string(kNetnsRunDir) + "/" + z.netns;
+  // An empty name is this process's namespace (/proc/self/ns/net).
+  auto ns_path = [](const std::string& name) {
+    return name.empty() ? std::string("/proc/self/ns/net") : std::string(kNetnsRunDir) + "/" + name;
+  };
+  const std::string pa = ns_path(a.netns);
+  const std::string pz = ns_path(z.netns);
   const int fa = open(pa.c_str(), O_RDONLY | O_CLOEXEC);
   const int fz = open(pz.c_str(), O_RDONLY | O_CLOEXEC);
   auto close_both = [&] {
@@ -302,6 +332,12 @@ Status NetlinkOps::configure(const std::string& netns, const NamespaceConfig& c)
     if (auto ok = add_ioam_namespaces(c.ioam_namespaces); !ok) return ok;
     auto sk = connect(NETLINK_ROUTE);
     if (!sk) return sk.error();
+    for (const auto& b : c.bridges) {
+      if (auto ok = add_bridge(sk->get(), b); !ok) return ok;
+    }
+    for (const auto& [port, bridge] : c.bridge_ports) {
+      if (auto ok = join_bridge(sk->get(), port, bridge); !ok) return ok;
+    }
     for (const auto& a : c.addresses) {
       if (auto ok = add_address(sk->get(), a); !ok) return ok;
     }
@@ -394,6 +430,74 @@ Status NetlinkOps::vtysh_apply(const RoutingDaemons& d, const std::string& name,
 
 Result<int> NetlinkOps::start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) {
   return spawn_host_route_agent(targets, log);
+}
+
+Result<std::string> NetlinkOps::make_ssh_keys(const std::string& dir, const std::string& comment) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{fmt::format("{}: {}", dir, ec.message())};
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);
+  if (ec) return Error{fmt::format("{}: {}", dir, ec.message())};
+  for (const char* key : {kLabHostKey, kLabClientKey}) {
+    const std::string path = dir + "/" + key;
+    std::filesystem::remove(path, ec);
+    std::filesystem::remove(path + ".pub", ec);
+    auto r = run_in_namespace("", {kSshKeygen, "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path},
+                              std::chrono::seconds(30));
+    if (!r) return r.error();
+    if (r->exit_code != 0) return Error{fmt::format("ssh-keygen -f {} exited with {}: {}", path, r->exit_code, r->err)};
+  }
+  std::ifstream in(dir + "/" + kLabHostKey + ".pub");
+  std::string type, key;
+  if (!(in >> type >> key)) return Error{fmt::format("{}/{}.pub: no public key in it", dir, kLabHostKey)};
+  return type + " " + key;
+}
+
+Result<int> NetlinkOps::start_sshd(const std::string& netns, const std::vector<std::string>& args,
+                                   const std::string& pid_file) {
+  std::error_code ec;
+  std::filesystem::remove(pid_file, ec);
+  // Debian's sshd refuses to start without its privilege separation directory.
+  std::filesystem::create_directories(kSshdPrivsepDir, ec);
+  std::vector<std::string> argv{kSshd};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto r = run_in_namespace(netns, argv, std::chrono::seconds(15));
+  if (!r) return r.error();
+  if (r->exit_code != 0) return Error{fmt::format("{}: sshd exited with {}: {}", netns, r->exit_code, r->err)};
+  // The daemon writes its pid file once it has forked off.
+  for (int i = 0; i < 500; ++i) {
+    if (auto pid = read_pid(pid_file)) return static_cast<int>(*pid);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return Error{fmt::format("{}: sshd wrote no pid file ({})", netns, pid_file)};
+}
+
+Result<int> NetlinkOps::stop_processes_in(const std::vector<std::string>& netns) {
+  std::set<std::pair<dev_t, ino_t>> doomed;
+  for (const auto& n : netns) {
+    struct stat st {};
+    if (stat((std::string(kNetnsRunDir) + "/" + n).c_str(), &st) == 0) doomed.insert({st.st_dev, st.st_ino});
+  }
+  std::vector<pid_t> running;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; })) continue;
+    struct stat st {};
+    if (stat((entry.path() / "ns" / "net").c_str(), &st) != 0 || !doomed.count({st.st_dev, st.st_ino})) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(name));
+    if (pid != getpid() && kill(pid, SIGTERM) == 0) running.push_back(pid);
+  }
+  // One second for all of them (a zombie nobody reaps answers kill 0 too).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  for (pid_t pid : running) {
+    while (kill(pid, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+      if (waitpid(pid, nullptr, WNOHANG) == pid) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (kill(pid, 0) == 0) kill(pid, SIGKILL);
+  }
+  return static_cast<int>(running.size());
 }
 
 Status NetlinkOps::stop_process(int pid) {

@@ -83,6 +83,13 @@ Result<std::vector<std::string>> list_named_netns() {
 }
 
 Status run_in_netns(const std::string& name, const std::function<Status()>& work) {
+  if (name.empty()) {
+    try {
+      return work();
+    } catch (const std::exception& e) {
+      return Error{e.what()};
+    }
+  }
   const std::string path = netns_path(name);
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return sys_error(fmt::format("open {}", path));

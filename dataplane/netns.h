@@ -24,7 +24,8 @@ Status create_named_netns(const std::string& name);
 Status delete_named_netns(const std::string& name);
 Result<std::vector<std::string>> list_named_netns();
 
-// Runs `work` on a new thread that has entered namespace `name`, and waits.
+// Runs `work` on a new thread that has entered namespace `name`, and waits;
+// an empty name runs it here, in this thread's own namespace.
 Status run_in_netns(const std::string& name, const std::function<Status()>& work);
 
 // A socket created inside namespace `name` (it stays bound to that

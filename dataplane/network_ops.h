@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "blueprint/result.h"
@@ -18,7 +19,9 @@
 
 namespace hpn::lab {
 
-// One end of a veth pair to create, in an existing named namespace.
+// One end of a veth pair to create, in an existing named namespace, or in
+// this process's own namespace when `netns` is empty (the management
+// network's end on the machine, hpnctl lab up --ssh).
 struct VethEnd {
   std::string netns;
   std::string ifname;
@@ -49,11 +52,14 @@ struct NeighbourConfig {
 };
 
 // Everything inside one namespace, applied in this order: sysctls, IOAM
-// namespaces, addresses, links up (with "lo"), links down, permanent
-// neighbours, source rules, routes, nftables.
+// namespaces, bridges, bridge ports, addresses, links up (with "lo"), links
+// down, permanent neighbours, source rules, routes, nftables. An empty
+// namespace name is this process's own.
 struct NamespaceConfig {
   std::vector<Sysctl> sysctls;
   std::vector<std::uint16_t> ioam_namespaces;
+  std::vector<std::string> bridges;                             // created, as `ip link add NAME type bridge`
+  std::vector<std::pair<std::string, std::string>> bridge_ports;  // {port, bridge}: the port joins the bridge
   std::vector<AddressConfig> addresses;
   std::vector<std::string> links_up;
   std::vector<std::string> links_down;
@@ -133,6 +139,20 @@ class NetworkOps {
                                const std::set<std::string>& dark) = 0;
   // Removes a directory the lab made (FRR's files), with what it holds.
   virtual Status remove_tree(const std::string& path) = 0;
+
+  // The management network's SSH (lab_fleet.h). make_ssh_keys: a fresh
+  // host key and client key in `dir` (made, mode 0700), as ssh-keygen
+  // writes them; returns the host key's public line ("ssh-ed25519 AAAA...").
+  virtual Result<std::string> make_ssh_keys(const std::string& dir, const std::string& comment) = 0;
+  // Starts Debian's sshd inside the namespace with these arguments after
+  // the program (-f CONFIG -o ...); it daemonizes and writes `pid_file`,
+  // whose pid is returned.
+  virtual Result<int> start_sshd(const std::string& netns, const std::vector<std::string>& args,
+                                 const std::string& pid_file) = 0;
+  // SIGTERM, then SIGKILL, to every process whose network namespace is one
+  // of these named ones (sshd and its sessions, which outlive their master):
+  // a namespace is gone only once nothing runs in it. The number signalled.
+  virtual Result<int> stop_processes_in(const std::vector<std::string>& netns) = 0;
 };
 
 }  // namespace hpn::lab

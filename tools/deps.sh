@@ -14,7 +14,7 @@ packages=(
   python3 python3-jsonschema python3-yaml groff-base man-db zsh bsdutils
   tshark iproute2 nftables netplan.io systemd udev lldpd frr
   libxlsxwriter-dev python3-openpyxl graphviz
-  dpkg-dev file ansible-core ansible-lint
+  dpkg-dev file ansible-core ansible-lint openssh-server frr-pythontools
 )
 packages+=("$@")
 missing=()

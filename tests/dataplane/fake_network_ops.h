@@ -49,7 +49,10 @@ class FakeNetworkOps final : public NetworkOps {
   }
   Status add_veth(const VethEnd& a, const VethEnd& z) override {
     if (auto f = maybe_fail("veth " + a.ifname); !f) return f;
-    if (!netns.count(a.netns) || !netns.count(z.netns)) return Error{"no such namespace"};
+    // "" is the machine's own namespace, always there.
+    if ((!a.netns.empty() && !netns.count(a.netns)) || (!z.netns.empty() && !netns.count(z.netns))) {
+      return Error{"no such namespace"};
+    }
     veths.emplace_back(a, z);
     return {};
   }
@@ -100,6 +103,7 @@ class FakeNetworkOps final : public NetworkOps {
   // Called from several threads at once (lab up polls routers in parallel):
   // look-ups only.
   Result<std::vector<RouteState>> routes(const std::string& name) override {
+    if (name.empty()) return machine_routes;
     auto it = kernel_routes.find(name);
     return it == kernel_routes.end() ? std::vector<RouteState>{} : it->second;
   }
@@ -138,6 +142,27 @@ class FakeNetworkOps final : public NetworkOps {
     return {};
   }
   Status remove_tree(const std::string&) override { return {}; }
+  std::vector<std::string> ssh_keys;                          // the directories keys were made in
+  std::vector<std::pair<std::string, std::string>> sshd;      // netns, its ListenAddress
+  std::vector<std::vector<std::string>> processes_stopped_in;  // each stop_processes_in call
+  std::vector<RouteState> machine_routes;                     // routes("") answers these
+  Result<std::string> make_ssh_keys(const std::string& dir, const std::string&) override {
+    ssh_keys.push_back(dir);
+    return std::string("ssh-ed25519 AAAAfake");
+  }
+  Result<int> start_sshd(const std::string& name, const std::vector<std::string>& args, const std::string&) override {
+    if (auto f = maybe_fail("sshd " + name); !f) return f.error();
+    std::string listen;
+    for (const auto& a : args) {
+      if (a.starts_with("ListenAddress=")) listen = a.substr(14);
+    }
+    sshd.emplace_back(name, listen);
+    return static_cast<int>(1000 + sshd.size());
+  }
+  Result<int> stop_processes_in(const std::vector<std::string>& names) override {
+    processes_stopped_in.push_back(names);
+    return 0;
+  }
   Result<std::vector<InterfaceState>> interfaces(const std::string& name) override {
     std::vector<InterfaceState> out;
     for (const auto& [a, z] : veths) {
