@@ -87,7 +87,7 @@ int run_up(const UpOptions& o, const Verbosity& v) {
     std::cout << fmt::format(
         "management network {} (this machine: {} on {}), sshd in {} devices; 'hpnctl lab inventory -o FILE' "
         "writes their Ansible inventory\n",
-        state->mgmt_netns, state->mgmt_controller, "hpnm-" + state->id, state->devices.size());
+        state->mgmt_netns, state->mgmt_controller, lab::management_ifname(state->id), state->devices.size());
   }
   return kOk;
 }

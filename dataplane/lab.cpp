@@ -11,6 +11,7 @@
 #include <mutex>
 #include <random>
 #include <set>
+#include <chrono>
 #include <thread>
 
 #include "dataplane/faults.h"
@@ -497,6 +498,18 @@ Result<LabDownReport> lab_down(const std::string& state_path, NetworkOps& ops) {
       errors.push_back(ok.error().message);
     } else if (present.count(n)) {
       ++report.namespaces_removed;
+    }
+  }
+  if (!state.mgmt_netns.empty()) {
+    // The kernel takes a deleted namespace's interfaces down in the
+    // background: the machine's end of the management network (and its
+    // route, which a next `lab up --ssh` would take for a range in use) is
+    // gone only once the namespace is.
+    const std::string controller = management_ifname(state.id);
+    for (int i = 0; i < 100; ++i) {
+      auto here = ops.interfaces("");
+      if (!here || std::none_of(here->begin(), here->end(), [&](const auto& s) { return s.ifname == controller; })) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   }
   if (!state.routing_dir.empty()) {

@@ -33,10 +33,12 @@ std::uint32_t mask(int length) { return length == 0 ? 0 : ~std::uint32_t{0} << (
 
 }  // namespace
 
+std::string management_ifname(const std::string& id) { return "hpnm-" + id; }
+
 Result<ManagementNetwork> plan_management(const LabState& state) {
   ManagementNetwork m;
   m.netns = state.prefix + "mgmt";
-  m.controller_ifname = "hpnm-" + state.id;
+  m.controller_ifname = management_ifname(state.id);
   m.controller_address = ipv4_text(kManagementBase + 1);
   m.ssh_dir = state.routing_dir + "/ssh";
   // Devices from 198.18.1.0: the first /24 is the machine's side.

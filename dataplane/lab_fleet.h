@@ -39,10 +39,13 @@ inline constexpr const char* kManagementBridge = "mgmt0";
 inline constexpr std::uint32_t kManagementBase = 0xC6120000;  // 198.18.0.0
 inline constexpr int kManagementPrefixLen = 16;
 
+// The machine's end of lab `id`'s management network: "hpnm-" + ID.
+std::string management_ifname(const std::string& id);
+
 // The management network of a lab about to get one: pure, from the record.
 struct ManagementNetwork {
   std::string netns;              // PREFIX + "mgmt"
-  std::string controller_ifname;  // the machine's end: "hpnm-" + ID
+  std::string controller_ifname;  // the machine's end: management_ifname(ID)
   std::string controller_address; // 198.18.0.1
   std::string ssh_dir;            // ROUTING_DIR/ssh
   // Per device of state.devices, in order: its address (198.18.1.0 on).

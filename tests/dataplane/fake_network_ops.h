@@ -42,6 +42,8 @@ class FakeNetworkOps final : public NetworkOps {
   }
   Status delete_namespace(const std::string& name) override {
     netns.erase(name);
+    // A veth pair goes with either end's namespace.
+    std::erase_if(veths, [&](const auto& v) { return v.first.netns == name || v.second.netns == name; });
     return {};
   }
   Result<std::vector<std::string>> namespaces() override {

@@ -1,0 +1,110 @@
+#!/bin/bash
+# The lab as a fleet (hpnctl lab up --ssh, lab inventory), provisioned and
+# configured through the real ansible-playbook over SSH into the lab's
+# namespaces: the inventory names every lab device at a management
+# address; provision.yml leaves each host as its profile says, restores a
+# host whose address was removed (and only that host changes), changes
+# nothing in check mode, and fails only the host given another host's
+# profile; a second run reports changed=0; switches.yml installs a changed
+# frr.conf on that switch alone and FRR runs it; lab down stops every sshd
+# and removes the machine's end of the management network.
+#   lab_fleet.sh HPNCTL SOURCE_DIR
+set -u
+hpnctl=$1
+src=$2
+[ "$(id -u)" -eq 0 ] || { echo "skip: needs root (network namespaces)"; exit 77; }
+command -v ansible-playbook >/dev/null || { echo "skip: ansible-playbook is missing (Debian ansible-core)"; exit 77; }
+[ -x /usr/sbin/sshd ] || { echo "skip: /usr/sbin/sshd is missing (Debian openssh-server)"; exit 77; }
+[ -x /usr/lib/frr/frr-reload.py ] || { echo "skip: frr-reload.py is missing (Debian frr-pythontools)"; exit 77; }
+work=$(mktemp -d)
+lab_id=""
+cleanup() { "$hpnctl" lab down >/dev/null 2>&1; rm -rf "$work"; }
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; [ -f "$work/run.log" ] && tail -40 "$work/run.log" >&2; exit 1; }
+cd "$work" || exit 1
+export ANSIBLE_LOCAL_TEMP="$work/tmp" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 HOME="$work"
+"$hpnctl" plan "$src/examples/lab-pod.yaml" -o plan >/dev/null || fail "plan"
+"$hpnctl" lab up --blueprint plan --ssh >up.log 2>&1 || { cat up.log; fail "lab up --ssh"; }
+lab_id=$(sed -n 's/^lab \([0-9a-f]*\) is up.*/\1/p' up.log)
+[ -n "$lab_id" ] || fail "no lab id in: $(cat up.log)"
+ip -br addr show "hpnm-$lab_id" | grep -q "198.18.0.1/16" || fail "the machine has no management address"
+"$hpnctl" lab inventory -o inventory.yml || fail "lab inventory"
+ansible-inventory -i inventory.yml --list >inventory.json || fail "ansible-inventory refused it"
+python3 - <<'PY' || fail "inventory groups"
+import json
+inv = json.load(open("inventory.json"))
+hosts = inv["role_host"]["hosts"]
+switches = inv["role_tor"]["hosts"] + inv["role_agg"]["hosts"] + inv["role_core"]["hosts"]
+assert len(hosts) == 16 and len(switches) == 20, (len(hosts), len(switches))
+addresses = {inv["_meta"]["hostvars"][h]["ansible_host"] for h in hosts + switches}
+assert len(addresses) == 36 and all(a.startswith("198.18.") for a in addresses), addresses
+assert sorted(inv["segment_0_1"]["hosts"])[0] == "host-p0-s01-h000"
+PY
+"$hpnctl" profile --all --blueprint plan -o profiles >/dev/null || fail "profile --all"
+play() { ansible-playbook -i inventory.yml -f 8 "$@" >"$work/run.log" 2>&1; }
+recap() { grep -E "^$1 +:" "$work/run.log" || fail "no recap for $1"; }
+hosts=$(python3 -c 'import json; print("\n".join(json.load(open("inventory.json"))["role_host"]["hosts"]))')
+changed_hosts() { for h in $hosts; do recap "$h" | grep -q " changed=0 " || echo "$h"; done; }
+
+# Every host reached over SSH and provisioned; the copy is the only change
+# (lab up applied the same profiles).
+play "$src/deploy/ansible/provision.yml" || fail "the first provisioning run"
+for h in $hosts; do recap "$h" | grep -q "failed=0" || fail "first run: $h"; done
+play "$src/deploy/ansible/provision.yml" || fail "the second provisioning run"
+[ -z "$(changed_hosts)" ] || fail "second run changed: $(changed_hosts)"
+
+# A host that lost its bond address: check mode says so and changes nothing;
+# a run puts it back, on that host alone.
+victim=host-p0-s00-h003
+netns=hpn-$lab_id-$victim
+address=$(ip -n "$netns" -4 -br addr show nic1p1 | awk '{print $3}')
+[ -n "$address" ] || fail "$victim has no IPv4 address on nic1p1"
+ip -n "$netns" addr del "$address" dev nic1p1 || fail "cannot remove $address"
+play "$src/deploy/ansible/provision.yml" --check || fail "the check-mode run"
+[ "$(changed_hosts)" = "$victim" ] || fail "check mode: changed '$(changed_hosts)', not $victim"
+! ip -n "$netns" -4 -br addr show nic1p1 | grep -q "$address" || fail "check mode restored the address"
+play "$src/deploy/ansible/provision.yml" || fail "the restoring run"
+[ "$(changed_hosts)" = "$victim" ] || fail "restoring run: changed '$(changed_hosts)', not $victim"
+ip -n "$netns" -4 -br addr show nic1p1 | grep -q "$address" || fail "the run did not restore $address"
+
+# Another host's profile: refused by that host's identity check, reported
+# failed; every other host is ok.
+cp profiles/host-p0-s00-h006/profile.json profiles/host-p0-s00-h005/profile.json
+play "$src/deploy/ansible/provision.yml" && fail "a wrong profile was not reported"
+recap host-p0-s00-h005 | grep -q "failed=1" || fail "host-p0-s00-h005 was not failed"
+for h in $hosts; do
+  [ "$h" = host-p0-s00-h005 ] && continue
+  recap "$h" | grep -q "failed=0" || fail "$h failed beside the wrong profile"
+done
+
+# Switches: the configuration the lab runs (the bring-up one) is installed
+# unchanged; one switch's changed frr.conf is installed there alone, FRR
+# runs it, and its sessions stay up.
+"$hpnctl" config --all --bring-up --blueprint plan -o configs >/dev/null || fail "config --all"
+"$hpnctl" lab status --format json >status-before.json || fail "lab status"
+play "$src/deploy/ansible/switches.yml" -e hpnctl_switch_serial=20 || fail "switches.yml, unchanged"
+switch=agg-p0-1-00
+sed -i '0,/^ description /s/^ description .*/ description changed by switches.yml/' "configs/$switch/frr.conf"
+play "$src/deploy/ansible/switches.yml" -e hpnctl_switch_serial=20 || fail "switches.yml, one change"
+for s in $(python3 -c 'import json; i=json.load(open("inventory.json")); print(" ".join(i["role_tor"]["hosts"]+i["role_agg"]["hosts"]+i["role_core"]["hosts"]))'); do
+  want=" changed=0 "; [ "$s" = "$switch" ] && want=" changed=2 "
+  recap "$s" | grep -q "$want" || fail "switches.yml: $s: $(recap "$s")"
+done
+ip netns exec "hpn-$lab_id-$switch" vtysh -N "hpn-$lab_id-$switch" -c "show running-config" 2>/dev/null |
+  grep -q "description changed by switches.yml" || fail "FRR on $switch does not run the new configuration"
+"$hpnctl" lab status --format json >status.json || fail "lab status"
+python3 - "$switch" <<'PY' || fail "sessions of $switch after the reload"
+import json, sys
+def up(path):
+    st = json.load(open(path))
+    dev = next(d for d in st["devices"] if d["name"] == sys.argv[1])
+    return sorted(s["port"] for s in dev.get("sessions", []) if s.get("state") == "Established")
+before, after = up("status-before.json"), up("status.json")
+# Its cabled ports' sessions (the spares it lights have no cable in the lab).
+assert len(before) == 6 and after == before, (before, after)
+PY
+
+"$hpnctl" lab down >/dev/null || fail "lab down"
+pgrep -f "sshd -f /run/hpnctl/frr-$lab_id" >/dev/null && fail "sshd still runs after lab down"
+ip link show "hpnm-$lab_id" >/dev/null 2>&1 && fail "hpnm-$lab_id is still on the machine"
+echo "ok: lab $lab_id provisioned and configured through Ansible over SSH"
