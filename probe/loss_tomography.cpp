@@ -7,7 +7,9 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "probe/payload.h"
@@ -17,11 +19,10 @@ namespace hpn::probe {
 
 namespace {
 
-// A probe as both ends name it: run (as a listener writes it), number, and
-// the sender's address and source port.
-using ProbeKey = std::tuple<std::string, std::uint64_t, std::string, int>;
-
-std::string listener_run(const std::string& run) { return fmt::format("{:016x}", run_id_of(run)); }
+// A probe as both ends name it: run id (run_id_of(), as a listener writes
+// it), number, and the sender's address and source port. The address views
+// the observation's own text, which outlives every key: no copies per probe.
+using ProbeKey = std::tuple<std::uint64_t, std::uint64_t, std::string_view, int>;
 
 // The directed cable from -> to, or -1 when the plan has no such cable.
 DirectedCable link_of(const FabricIndex& f, PortRef from, PortRef to) {
@@ -61,12 +62,15 @@ class EvidenceBuilder {
     for (std::size_t i = 0; i < obs.size(); ++i) {
       const Observation& o = obs[i];
       if (o.src_device.empty()) {
-        auto& h = heard_[{o.run, o.probe, o.src_address, o.src_udp_port}];
+        if (const int d = f_.device_by_name(o.dst_device); d >= 0) listening_.insert(d);
+        // A run no sender's id matches names no probe of this run.
+        const std::optional<std::uint64_t> run = listener_run_id(o.run);
+        if (!run) continue;
+        auto& h = heard_[{*run, o.probe, o.src_address, o.src_udp_port}];
         h.attempts.insert(o.attempt);
         h.record = &o;
-        if (const int d = f_.device_by_name(o.dst_device); d >= 0) listening_.insert(d);
       } else if (o.direction == "reverse" && o.received) {
-        replies_[{listener_run(o.run), o.probe, o.dst_address, o.dst_udp_port}] = &o;
+        replies_[{run_id_of(o.run), o.probe, o.dst_address, o.dst_udp_port}] = &o;
       }
     }
     // The path a flow was seen to take (its five-tuple hashes the same way
@@ -75,7 +79,7 @@ class EvidenceBuilder {
       if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
       const FlowKey flow{o.src_device, o.src_port, o.dst_address, o.src_udp_port};
       learned_.try_emplace(flow, &o);
-      auto reply = replies_.find({listener_run(o.run), o.probe, o.src_address, o.src_udp_port});
+      auto reply = replies_.find({run_id_of(o.run), o.probe, o.src_address, o.src_udp_port});
       if (reply != replies_.end()) learned_back_.try_emplace(flow, reply->second);
     }
     for (const auto& o : obs) {
@@ -134,7 +138,7 @@ class EvidenceBuilder {
     if (src < 0 || dst < 0) return;
     const PortRef sender{src, f_.port_by_name(src, o.src_port)};
     if (!sender.valid()) return;
-    const ProbeKey key{listener_run(o.run), o.probe, o.src_address, o.src_udp_port};
+    const ProbeKey key{run_id_of(o.run), o.probe, o.src_address, o.src_udp_port};
     auto heard = heard_.find(key);
     Half there, back;
     bool there_known = false, back_known = false;
@@ -204,7 +208,7 @@ class EvidenceBuilder {
   LossEvidence& e_;
   std::map<ProbeKey, Heard> heard_;
   std::map<ProbeKey, const Observation*> replies_;
-  using FlowKey = std::tuple<std::string, std::string, std::string, int>;  // sender, its port, destination, source port
+  using FlowKey = std::tuple<std::string_view, std::string_view, std::string_view, int>;  // sender, its port, destination, source port
   std::map<FlowKey, const Observation*> learned_, learned_back_;
   std::set<int> listening_;
 };

@@ -134,4 +134,15 @@ std::uint64_t run_id_of(std::string_view run) {
   return h;
 }
 
+std::optional<std::uint64_t> listener_run_id(std::string_view run) {
+  if (run.size() != 16) return std::nullopt;
+  std::uint64_t id = 0;
+  for (char c : run) {
+    const int digit = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (digit < 0) return std::nullopt;
+    id = id << 4 | static_cast<std::uint64_t>(digit);
+  }
+  return id;
+}
+
 }  // namespace hpn::probe

@@ -43,6 +43,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -104,5 +105,10 @@ Result<ProbeReply> decode_reply(std::span<const std::byte> payload);
 // The 64-bit run id carried for a run identifier: FNV-1a over its bytes, so
 // any text names a run and both ends agree without exchanging it.
 std::uint64_t run_id_of(std::string_view run);
+
+// The run id a listener's record names: its run written as run_id_of() in
+// 16 lowercase hex digits ({:016x}); nullopt for any other text, which no
+// sender's run id matches.
+std::optional<std::uint64_t> listener_run_id(std::string_view run);
 
 }  // namespace hpn::probe

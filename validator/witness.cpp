@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <string_view>
 #include <tuple>
 
 #include "probe/payload.h"
@@ -171,15 +173,20 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
   // A probe the sender saw answered is already witnessed end to end: the
   // receiver's own record of it would count its links twice.
   // A probe is its run, number and five-tuple (senders of one run may reuse numbers).
-  using Key = std::tuple<std::string, uint64_t, std::string, int>;
+  // The run is its id as a listener writes it (probe::listener_run_id); the
+  // address views the observation's text, which outlives the set.
+  using Key = std::tuple<uint64_t, uint64_t, std::string_view, int>;
   std::set<Key> answered;
   for (const auto& o : obs) {
     if (!o.src_device.empty() && o.direction == "forward" && o.received) {
-      answered.insert({fmt::format("{:016x}", probe::run_id_of(o.run)), o.probe, o.src_address, o.src_udp_port});
+      answered.insert({probe::run_id_of(o.run), o.probe, o.src_address, o.src_udp_port});
     }
   }
   for (const auto& o : obs) {
-    if (o.src_device.empty() && answered.count({o.run, o.probe, o.src_address, o.src_udp_port})) continue;
+    if (o.src_device.empty()) {
+      const std::optional<uint64_t> run = probe::listener_run_id(o.run);
+      if (run && answered.count({*run, o.probe, o.src_address, o.src_udp_port})) continue;
+    }
     c.add(o);
   }
   w.loss = probe::collect_loss_evidence(fabric, obs);
