@@ -345,6 +345,9 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
   const LabPlan& plan = planned.value();
   const LabTopology& topology = plan.topology;
   if (auto frr = ops.check_routing(!plan.pbr_conf.empty()); !frr) return frr.error();
+  if (req.ssh) {
+    if (auto ssh = ops.check_ssh(); !ssh) return ssh.error();
+  }
   LabState state = describe_lab(bp, topology, req.blueprint_path, req.wiring.source);
   state.pid = static_cast<int>(getpid());
   state.routing_dir = routing_dir;

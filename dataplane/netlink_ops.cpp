@@ -432,6 +432,13 @@ Result<int> NetlinkOps::start_host_route_agent(const std::vector<HostRouteTarget
   return spawn_host_route_agent(targets, log);
 }
 
+Status NetlinkOps::check_ssh() {
+  if (!std::filesystem::exists(kSshd)) {
+    return Error{fmt::format("--ssh needs {} (Debian package {})", kSshd, kSshPackage)};
+  }
+  return {};
+}
+
 Result<std::string> NetlinkOps::make_ssh_keys(const std::string& dir, const std::string& comment) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);

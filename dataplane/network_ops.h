@@ -143,6 +143,8 @@ class NetworkOps {
   // The management network's SSH (lab_fleet.h). make_ssh_keys: a fresh
   // host key and client key in `dir` (made, mode 0700), as ssh-keygen
   // writes them; returns the host key's public line ("ssh-ed25519 AAAA...").
+  // Debian's sshd is installed, or an error naming the package.
+  virtual Status check_ssh() = 0;
   virtual Result<std::string> make_ssh_keys(const std::string& dir, const std::string& comment) = 0;
   // Starts Debian's sshd inside the namespace with these arguments after
   // the program (-f CONFIG -o ...); it daemonizes and writes `pid_file`,

@@ -2,6 +2,7 @@
 // without root. It can be told to fail at the Nth operation.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -148,8 +149,11 @@ class FakeNetworkOps final : public NetworkOps {
   std::vector<std::pair<std::string, std::string>> sshd;      // netns, its ListenAddress
   std::vector<std::vector<std::string>> processes_stopped_in;  // each stop_processes_in call
   std::vector<RouteState> machine_routes;                     // routes("") answers these
+  Status check_ssh() override { return {}; }
   Result<std::string> make_ssh_keys(const std::string& dir, const std::string&) override {
     ssh_keys.push_back(dir);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);  // where known_hosts and sshd_config go
     return std::string("ssh-ed25519 AAAAfake");
   }
   Result<int> start_sshd(const std::string& name, const std::vector<std::string>& args, const std::string&) override {
