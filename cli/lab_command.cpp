@@ -246,12 +246,6 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
                    "('hpnctl lab inventory')");
   up_cmd->callback([up, up_cmd, &exit_code] { exit_code = run_up(*up, verbosity_of(*up_cmd)); });
 
-  auto inventory = std::make_shared<std::string>();
-  auto* inventory_cmd =
-      lab->add_subcommand("inventory", "Write the Ansible inventory of a lab brought up with --ssh");
-  inventory_cmd->add_option("-o,--output", *inventory, "Inventory file (YAML); - for standard output")->required();
-  inventory_cmd->callback([inventory, &exit_code] { exit_code = run_inventory(*inventory); });
-
   auto* down_cmd = lab->add_subcommand("down", "Remove everything the lab made");
   down_cmd->callback([&exit_code] { exit_code = run_down(); });
 
@@ -270,6 +264,12 @@ void add_lab_commands(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1, 15));
   with_values(ping_cmd->add_option("--format", ping->format, "table or json"), {"table", "json"})->capture_default_str();
   ping_cmd->callback([ping, &exit_code] { exit_code = run_ping(*ping); });
+
+  auto inventory = std::make_shared<std::string>();
+  auto* inventory_cmd =
+      lab->add_subcommand("inventory", "Write the Ansible inventory of a lab brought up with --ssh");
+  inventory_cmd->add_option("-o,--output", *inventory, "Inventory file (YAML); - for standard output")->required();
+  inventory_cmd->callback([inventory, &exit_code] { exit_code = run_inventory(*inventory); });
 }
 
 }  // namespace hpn::cli

@@ -842,7 +842,7 @@ TEST_CASE("cli/errors: the parser's errors are hpnctl's, naming the option as ty
       {"cable", "hpnctl: cable: TARGET is required; see 'hpnctl cable --help'\n"},
       {"devices --segment abc", "hpnctl: devices: --segment: 'abc' is not a valid value; see 'hpnctl devices --help'\n"},
       {"lab pin", "hpnctl: lab: unknown command 'pin' (did you mean 'ping'?); see 'hpnctl lab --help'\n"},
-      {"lab", "hpnctl: lab: a command is required, one of up, down, status, ping; see 'hpnctl lab --help'\n"},
+      {"lab", "hpnctl: lab: a command is required, one of up, down, status, ping, inventory; see 'hpnctl lab --help'\n"},
       {"plan a b c", "hpnctl: plan: unexpected arguments 'b c'; see 'hpnctl plan --help'\n"},
   };
   for (const auto& c : cases) {
