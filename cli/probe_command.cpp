@@ -14,11 +14,13 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "blueprint/store.h"
 #include "probe/agent_listener.h"
 #include "probe/agent_output.h"
 #include "probe/agent_sender.h"
 #include "probe/agent_trace.h"
 #include "probe/authenticated_network.h"
+#include "probe/plan_dir.h"
 #include "probe/privilege.h"
 #include "probe/probe_auth.h"
 #include "probe/probe_key.h"
@@ -319,6 +321,67 @@ int run_send(SendArgs& a) {
   return kOk;
 }
 
+struct PlanArgs {
+  std::string blueprint = "hpn-plan";
+  std::string output;
+  std::string format = "text";
+  std::vector<std::string> observations;
+  probe::PlanSettings settings;
+  bool no_switch_probes = false;
+};
+
+void print_plan_step(const probe::PlanStep& step, const std::string& dir, const std::string& format) {
+  const auto& s = step.summary;
+  if (format == "json") {
+    std::cout << s.dump() << '\n';
+    return;
+  }
+  const auto& sent = s["rounds_sent"];
+  if (step.done) {
+    std::cout << fmt::format("{}: done after {} rounds ({}): {} entries, {} probes\n", dir, sent.size(),
+                             fmt::join(sent.begin(), sent.end(), ", "), s["state"]["entries"].get<std::size_t>(),
+                             s["state"]["probes"].get<std::int64_t>());
+    return;
+  }
+  const auto& r = s["round"];
+  std::cout << fmt::format("{}: round {}: {} probes from {} senders on {} hosts at {}/s each; listeners on {} "
+                           "hosts; plan files in {}/{}\n",
+                           dir, r["name"].get<std::string>(), r["probes"].get<int>(), r["senders"].size(),
+                           r["hosts"].size(), r["rate"].get<int>(), s["listeners"].size(), dir,
+                           r["dir"].get<std::string>());
+}
+
+int run_plan(const PlanArgs& a, const std::vector<std::string>& settings_given) {
+  auto store = BlueprintStore::open(a.blueprint);
+  if (!store) return fail(kInputError, store.error().message);
+  auto bp = store->load();
+  if (!bp) return fail(kInputError, bp.error().message);
+  auto step = [&]() -> Result<probe::PlanStep> {
+    if (probe::is_plan_dir(a.output)) {
+      // A started plan keeps the settings it was started with.
+      if (!settings_given.empty()) {
+        return Error{fmt::format("{}: the plan there keeps the settings it was started with; {} would change them "
+                                 "(start a new plan in another directory)",
+                                 a.output, fmt::join(settings_given, ", "))};
+      }
+      return probe::next_plan_round(bp.value(), a.output, a.observations);
+    }
+    if (!a.observations.empty()) {
+      return Error{fmt::format("{} holds no plan yet: observations are for the rounds after the first", a.output)};
+    }
+    probe::PlanSettings settings = a.settings;
+    settings.switch_probes = !a.no_switch_probes;
+    if (settings.lossy_warn > settings.lossy_critical) {
+      return Error{fmt::format("--lossy-warn ({}) must not be above --lossy-critical ({})", settings.lossy_warn,
+                               settings.lossy_critical)};
+    }
+    return probe::start_plan(bp.value(), a.output, settings);
+  }();
+  if (!step) return fail_located(kInputError, step.error().message);
+  print_plan_step(step.value(), a.output, a.format);
+  return kOk;
+}
+
 }  // namespace
 
 void add_probe_commands(CLI::App& app, int& exit_code) {
@@ -367,6 +430,57 @@ void add_probe_commands(CLI::App& app, int& exit_code) {
   send_cmd->add_option("-o,--output", send->output, "Observation file (JSON lines), replaced when the run ends")
       ->required();
   send_cmd->callback([send, &exit_code] { exit_code = run_send(*send); });
+
+  auto plan = std::make_shared<PlanArgs>();
+  auto* plan_cmd = probe->add_subcommand(
+      "plan", "Write the probe plan's next round as `probe send --plan` files, for a fleet's agents");
+  plan_cmd->add_option("observations", plan->observations,
+                       "The senders' observation files so far, or directories of them (*.jsonl)");
+  plan_cmd->add_option("-o,--output", plan->output, "The plan's directory: new to start a plan, else its next round")
+      ->required();
+  plan_cmd->add_option("--blueprint", plan->blueprint, "Plan directory")->capture_default_str();
+  plan_cmd->add_option("--format", plan->format, "Summary on stdout: text or json")
+      ->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  // The settings a plan is started with; later rounds keep them.
+  auto& ps = plan->settings;
+  std::vector<CLI::Option*> settings{
+      plan_cmd->add_option("--scope", ps.scope, "The hosts to verify: pod=N[,segment=N], rack=NAME, devices=A,B,...; "
+                                                "default the whole fabric"),
+      plan_cmd->add_option("--probes-per-pair", ps.probes_per_pair, "Probes per port and destination in a round")
+          ->check(CLI::Range(1, 64))->capture_default_str(),
+      plan_cmd->add_option("--max-probes-per-pair", ps.max_probes_per_pair, "The bound later rounds respect")
+          ->check(CLI::Range(1, 4096))->capture_default_str(),
+      plan_cmd->add_option("--max-rounds", ps.max_rounds, "Rounds per phase (switch probes, then hosts)")
+          ->check(CLI::Range(1, 64))->capture_default_str(),
+      plan_cmd->add_flag("--no-switch-probes", plan->no_switch_probes, "Leave out the probes the switches answer"),
+      plan_cmd->add_option("--lossy-budget", ps.lossy_budget,
+                           "Probes a round may add to decide directions the loss estimate leaves undecided")
+          ->check(CLI::Range(0, 10000000))->capture_default_str(),
+      plan_cmd->add_option("--assume-loss", ps.assume_loss, "Percent loss a silent direction's probes are allowed")
+          ->check(CLI::Range(0.0, 99.0))->capture_default_str(),
+      plan_cmd->add_option("--lossy-warn", ps.lossy_warn, "Percent loss of a lossy warning")
+          ->check(CLI::Range(0.0, 100.0))->capture_default_str(),
+      plan_cmd->add_option("--lossy-critical", ps.lossy_critical, "Percent loss of a critical lossy finding")
+          ->check(CLI::Range(0.0, 100.0))->capture_default_str(),
+      plan_cmd->add_option("--lossy-max-background", ps.lossy_max_background,
+                           "Percent background loss above which no direction is judged lossy")
+          ->check(CLI::Range(0.0, 100.0))->capture_default_str(),
+      plan_cmd->add_option("--timeout", ps.senders.timeout_ms, "The senders' milliseconds to wait for each reply")
+          ->check(CLI::Range(1, 600000))->capture_default_str(),
+      plan_cmd->add_option("--retries", ps.senders.retries, "The senders' attempts after the first")
+          ->check(CLI::Range(0, static_cast<int>(probe::kMaxRetries)))->capture_default_str(),
+      plan_cmd->add_option("--rate", ps.senders.rate, "Datagrams per second per sender of the hosts' rounds")
+          ->check(CLI::Range(1, 1000000))->capture_default_str(),
+      plan_cmd->add_option("--switch-probe-rate", ps.senders.switch_probe_rate,
+                           "Datagrams per second per sender of the switch rounds (each switch's pace)")
+          ->check(CLI::Range(1, 1000000))->capture_default_str()};
+  plan_cmd->callback([plan, settings, &exit_code] {
+    std::vector<std::string> given;
+    for (const auto* o : settings) {
+      if (o->count() > 0) given.push_back(o->get_name());
+    }
+    exit_code = run_plan(*plan, given);
+  });
 
   auto key_file = std::make_shared<std::string>();
   auto* key_cmd = probe->add_subcommand("key", "Write a new random probe key (hex) to a file of mode 0600");

@@ -20,6 +20,7 @@
 #include "blueprint/store.h"
 #include "cli/verify_lab.h"
 #include "probe/observation.h"
+#include "probe/plan_dir.h"
 #include "probe/probe_plan.h"
 #include "validator/bgp.h"
 #include "validator/diff.h"
@@ -49,6 +50,11 @@ struct VerifyOptions {
   double lossy_critical = 5;   // percent: and its critical rate
   int lossy_budget = 2000;     // --lab: probes a round may add to decide lossy directions
   double lossy_max_background = 1;  // percent: above it no direction is judged lossy
+  // --probe-plan DIR: the plan the observations were sent by (probe plan);
+  // its scope, its rules and its probes' attempts are the diff's.
+  std::optional<std::string> probe_plan;
+  int attempts = 1;                     // per unanswered probe: the senders' retries + 1
+  std::vector<std::string> plan_owned;  // the options given that the plan decides
 };
 
 hpn::probe::LossOptions loss_options(const VerifyOptions& o) {
@@ -65,11 +71,26 @@ hpn::probe::LossOptions loss_options(const VerifyOptions& o) {
 hpn::probe::SilenceRule silence_rule(const VerifyOptions& o) {
   hpn::probe::SilenceRule rule;
   rule.max_loss = o.assume_loss / 100;
-  rule.attempts = o.lab ? lab_probe_attempts() : 1;
+  rule.attempts = o.lab ? lab_probe_attempts() : o.attempts;
   return rule;
 }
 
-int run_verify(const VerifyOptions& o, const Verbosity& verbosity) {
+int run_verify(VerifyOptions o, const Verbosity& verbosity) {
+  if (o.probe_plan) {
+    if (o.lab) return fail(kInputError, "--probe-plan is a fleet's plan: --lab probes by its own");
+    if (!o.plan_owned.empty()) {
+      return fail(kInputError, fmt::format("--probe-plan {} decides {}: give them to `probe plan` when starting it",
+                                           *o.probe_plan, fmt::join(o.plan_owned, ", ")));
+    }
+    auto plan = hpn::probe::read_plan_settings(*o.probe_plan);
+    if (!plan) return fail_located(kInputError, plan.error().message);
+    o.scope = plan->scope;
+    o.assume_loss = plan->assume_loss;
+    o.lossy_warn = plan->lossy_warn;
+    o.lossy_critical = plan->lossy_critical;
+    o.lossy_max_background = plan->lossy_max_background;
+    o.attempts = plan->senders.retries + 1;
+  }
   hpn::OutputFormat format;
   if (!hpn::parse_format(o.format, format)) return fail(kInputError, "--format must be table, json or csv");
   // Options that only mean something to a lab this command builds.
@@ -133,10 +154,13 @@ int run_verify(const VerifyOptions& o, const Verbosity& verbosity) {
                 "verify needs observation files, --lldp or --bgp neighbour dumps, or --lab to probe a lab built "
                 "from the plan");
   }
-  for (const auto& file : o.observations) {
-    auto obs = hpn::probe::read_observation_file(file, hpn::probe::kMaxObservations - std::min(all.size(), hpn::probe::kMaxObservations));
-    if (!obs) return fail(kInputError, obs.error().message);
-    all.insert(all.end(), std::make_move_iterator(obs->begin()), std::make_move_iterator(obs->end()));
+  if (!o.observations.empty()) {
+    auto read = hpn::probe::read_observation_inputs(o.observations);
+    if (!read) return fail(kInputError, read.error().message);
+    if (all.size() + read->size() > hpn::probe::kMaxObservations) {
+      return fail(kInputError, fmt::format("more than {} observation records in all", hpn::probe::kMaxObservations));
+    }
+    all.insert(all.end(), std::make_move_iterator(read->begin()), std::make_move_iterator(read->end()));
   }
   hpn::validator::DiffOptions options;
   options.min_probes = o.min_probes;
@@ -187,7 +211,10 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   auto verify = std::make_shared<VerifyOptions>();
   auto* verify_cmd =
       app.add_subcommand("verify", "Compare probe observations, LLDP neighbours and BGP sessions with the blueprint");
-  verify_cmd->add_option("observations", verify->observations, "Observation files (JSON lines)");
+  verify_cmd->add_option("observations", verify->observations,
+                         "Observation files (JSON lines), or directories of them (*.jsonl)");
+  verify_cmd->add_option("--probe-plan", verify->probe_plan,
+                         "The `probe plan` directory the observations were sent by: its scope, rules and retries");
   verify_cmd->add_flag("--lab", verify->lab,
                        "Bring up the lab from the plan (and --wiring), probe it, diff, take it down");
   verify_cmd->add_option("--wiring", verify->wiring, "With --lab: the wiring file the lab is built from");
@@ -229,7 +256,12 @@ void add_verify_command(CLI::App& app, int& exit_code) {
   verify_cmd->add_option("--loss", verify->loss, "With --lab: random loss (percent) on every cable of the lab")
       ->check(CLI::Range(0, hpn::lab::kMaxBackgroundLoss))->capture_default_str();
 
-  verify_cmd->callback([verify, verify_cmd, &exit_code] { exit_code = run_verify(*verify, verbosity_of(*verify_cmd)); });
+  verify_cmd->callback([verify, verify_cmd, &exit_code] {
+    for (const char* name : {"--scope", "--assume-loss", "--lossy-warn", "--lossy-critical", "--lossy-max-background"}) {
+      if (verify_cmd->count(name) > 0) verify->plan_owned.push_back(name);
+    }
+    exit_code = run_verify(*verify, verbosity_of(*verify_cmd));
+  });
 }
 
 }  // namespace hpn::cli

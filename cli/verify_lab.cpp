@@ -85,8 +85,8 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   options.plan.silence.attempts = lab_probe_attempts();
   options.plan.loss = loss;
   options.plan.loss_probes = loss_probes;
-  std::vector<probe::ProbeTarget> sent;
-  auto seen = lab::probe_lab(bp, state.value(), lab::status_json(**status).dump(), options, progress, &sent);
+  std::string plan_jsonl;
+  auto seen = lab::probe_lab(bp, state.value(), lab::status_json(**status).dump(), options, progress, &plan_jsonl);
   shown.finish();
   std::error_code ec;
   fs::remove_all(work, ec);
@@ -94,18 +94,7 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   if (keep) {
     if (auto st = probe::write_observation_file(*keep, seen.value()); !st) return st.error();
     // Beside it, the plan the senders were given: the entry each observation names.
-    std::string text;
-    for (size_t e = 0; e < sent.size(); ++e) {
-      const auto& t = sent[e];
-      nlohmann::ordered_json line = {{"entry", e},
-                                     {"from", bp.devices[t.src_host].name + ":" + t.src_port},
-                                     {"to", bp.devices[t.dst_host].name},
-                                     {"address", t.dst_address},
-                                     {"hop_limit", t.hop_limit},
-                                     {"source_ports", t.source_ports}};
-      text += line.dump() + "\n";
-    }
-    if (auto st = write_file_atomic(*keep + ".plan", text); !st) return st.error();
+    if (auto st = write_file_atomic(*keep + ".plan", plan_jsonl); !st) return st.error();
   }
   LabEvidence evidence{std::move(seen.value()), {}, {}};
   for (const auto& d : (*status)->devices) {

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probe/probe_key.h"
+#include "probe/probe_rounds.h"
 
 extern char** environ;
 
@@ -164,10 +165,7 @@ Status prepare_work_dir(const std::string& dir) {
 Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const LabState& lab,
                                                   const std::string& status_json,
                                                   const LabProbeOptions& o, const ProbeProgress& progress,
-                                                  std::vector<probe::ProbeTarget>* sent_plan) {
-  std::vector<probe::ProbeTarget> sent_here;
-  std::vector<probe::ProbeTarget>& sent = sent_plan ? *sent_plan : sent_here;
-  sent.clear();
+                                                  std::string* plan_jsonl) {
   auto say = [&](const std::string& s) { if (progress) progress(s); };
   if (auto st = prepare_work_dir(o.work_dir); !st) return st.error();
   auto trust = new_agent_trust();
@@ -211,47 +209,17 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
     listeners.push_back(std::move(child));
   }
 
-  std::vector<probe::ProbeTarget> plan = probe::initial_plan(bp, hosts.value(), o.plan);
   std::vector<probe::Observation> seen;
-  // Every target sent, numbered once (its entry, which each observation
-  // records), with all the source ports sent to it so far.
-  std::map<std::tuple<int, std::string, int, int, int>, std::size_t> entry_of;
-  auto entry = [&](const probe::ProbeTarget& t) {
-    const auto key = std::make_tuple(t.src_host, t.src_port, t.dst_host, t.dst_nic, t.hop_limit);
-    auto [it, fresh] = entry_of.try_emplace(key, sent.size());
-    if (fresh) {
-      sent.push_back(t);
-      sent.back().source_ports.clear();
-    }
-    return it->second;
-  };
-  // Sends exactly `round`'s probes: one sender per host (per host and port
-  // with `per_port`), each with its share of the round as a plan file.
-  auto send_round = [&](const std::vector<probe::ProbeTarget>& round, const std::string& name, int rate,
-                        bool per_port) -> Status {
-    std::map<std::pair<int, std::string>, std::string> plan_text;
-    for (const auto& t : round) {
-      // A port with no cable in the lab has no interface to send from; the
-      // probes toward it still tell on its cable.
-      if (!wired.count({bp.devices[t.src_host].name, t.src_port}) || t.source_ports.empty()) continue;
-      const std::size_t e = entry(t);
-      auto& all = sent[e].source_ports;
-      all.insert(all.end(), t.source_ports.begin(), t.source_ports.end());
-      nlohmann::json line = {{"entry", e}, {"from", t.src_port},
-                             {"to", t.hop_limit > 0 ? fmt::format("{}={}@{}", bp.devices[t.dst_host].name,
-                                                                  t.dst_address, t.hop_limit)
-                                                    : fmt::format("{}={}", bp.devices[t.dst_host].name, t.dst_address)},
-                             {"source_ports", t.source_ports}};
-      plan_text[{t.src_host, per_port ? t.src_port : std::string()}] += line.dump() + "\n";
-    }
-    say(fmt::format("{}: {} senders", name, plan_text.size()));
+  // Sends exactly `round`'s probes: each sender its share as a plan file.
+  auto send_round = [&](const probe::Round& round, int rate) -> Status {
+    say(fmt::format("{}: {} senders", round.name, round.senders.size()));
     std::vector<std::pair<std::unique_ptr<NamespacedChild>, std::string>> senders;
-    for (const auto& [where, text] : plan_text) {
-      const std::string& host = bp.devices[where.first].name;
-      const std::string base = fmt::format("{}-{}{}", name, host, where.second.empty() ? "" : "-" + where.second);
+    for (const auto& s : round.senders) {
+      const std::string& host = bp.devices[s.host].name;
+      const std::string base = fmt::format("{}-{}{}", round.name, host, s.port.empty() ? "" : "-" + s.port);
       const std::string plan_file = (fs::path(o.work_dir) / (base + ".plan.jsonl")).string();
       const std::string file = (fs::path(o.work_dir) / (base + ".jsonl")).string();
-      std::ofstream(plan_file) << text;
+      std::ofstream(plan_file) << s.plan_text;
       auto child = std::make_unique<NamespacedChild>();
       std::vector<std::string> args{"probe", "send", "--plan", plan_file,
                                     "--timeout", std::to_string(o.timeout_ms),
@@ -276,28 +244,17 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
     }
     return {};
   };
-  if (o.switch_probes) {
-    // Before the rounds: the switches' own answers, one sender per port
-    // (each port's switches are its own plane's), each at the pace the
-    // switches are asked to answer at. In rounds, as for the hosts'
-    // probes: a core's probes are spread over its aggregation-core cables
-    // by the ToRs' hashes, so more source ports go where a cable is not yet
-    // come up by (probe::next_switch_round).
-    std::vector<probe::ProbeTarget> switch_plan = probe::switch_probes(bp, hosts.value(), o.plan);
-    std::vector<probe::ProbeTarget> switch_round = switch_plan;
-    for (int r = 1; r <= o.max_rounds && !switch_round.empty(); ++r) {
-      if (auto st = send_round(switch_round, fmt::format("switches{}", r), o.switch_probe_rate, true); !st) {
-        return st.error();
-      }
-      switch_round = probe::merge_round(switch_plan, probe::next_switch_round(bp, switch_plan, seen, o.plan));
-    }
+  // The switches' own answers first, each at the pace the switches are
+  // asked to answer at, then the rounds between hosts (probe/probe_rounds.h).
+  // A port with no cable in the lab has no interface to send from.
+  probe::RoundOptions rounds_options{o.plan, o.max_rounds, o.switch_probes};
+  probe::ProbeRounds rounds(bp, hosts.value(), rounds_options);
+  auto wired_port = [&](int host, const std::string& port) { return wired.count({bp.devices[host].name, port}) > 0; };
+  while (auto round = rounds.next(bp, seen, wired_port)) {
+    const int rate = round->kind == probe::RoundKind::switches ? o.switch_probe_rate : o.rate;
+    if (auto st = send_round(*round, rate); !st) return st.error();
   }
-  std::vector<probe::ProbeTarget> round = plan;
-  for (int r = 1; r <= o.max_rounds && !round.empty(); ++r) {
-    if (auto st = send_round(round, fmt::format("round{}", r), o.rate, false); !st) return st.error();
-    // Ask for more where coverage falls short; the plan keeps every port sent.
-    round = probe::merge_round(plan, probe::next_round(bp, plan, seen, o.plan));
-  }
+  if (plan_jsonl) *plan_jsonl = rounds.entries_jsonl(bp);
   for (auto& l : listeners) l->stop();
   for (auto& l : listeners) l->wait();
   // What each receiver saw arrive: evidence that survives a lost reply.

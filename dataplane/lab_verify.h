@@ -36,14 +36,15 @@ using ProbeProgress = std::function<void(std::string_view)>;
 
 // The observations of every round; the lab must be up. The senders send
 // exactly the probe plan's probes (probe send --plan): its switch probes'
-// rounds, then its rounds between hosts (probe/probe_plan.h). Each
-// observation records its entry: the index in `sent_plan`, when given,
-// which gets every target sent, with all the source ports sent to it.
+// rounds, then its rounds between hosts (probe/probe_rounds.h). Each
+// observation records its entry: its line in `plan_jsonl`, when given,
+// which gets every target sent, with all the source ports sent to it
+// (ProbeRounds::entries_jsonl).
 Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const LabState& lab,
                                                   const std::string& status_json,
                                                   const LabProbeOptions& options,
                                                   const ProbeProgress& progress = {},
-                                                  std::vector<probe::ProbeTarget>* sent_plan = nullptr);
+                                                  std::string* plan_jsonl = nullptr);
 
 // `lab ping`: one probe from `src`'s port of NIC `nic` (its plane-1 port) to
 // `dst`'s NIC `nic`, from UDP source port `sport`, as the receiver captured

@@ -1,5 +1,7 @@
 #include "validator/simulate.h"
 
+#include "probe/probe_rounds.h"
+
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -274,35 +276,26 @@ SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, 
   SimulatedRun run;
   std::vector<probe::Observation> heard;
   uint64_t id = 0;
-  std::vector<probe::ProbeTarget> switch_plan = probe::switch_probes(bp, hosts, options);
-  std::vector<probe::ProbeTarget> round = switch_plan;
-  for (int r = 1; r <= max_rounds && !round.empty(); ++r) {
-    for (const auto& t : round) {
+  // The rounds see what the senders saw so far; the lab reads the receivers' records at the end.
+  probe::ProbeRounds rounds(bp, hosts, {options, max_rounds, true});
+  auto has_port = [&](int host, const std::string& port) { return f.port_by_name(host, port) >= 0; };
+  while (auto round = rounds.next(bp, run.observations, has_port)) {
+    const bool switches = round->kind == probe::RoundKind::switches;
+    if (!switches) ++run.rounds;
+    for (const auto& [entry, t] : round->targets) {
       const int port = f.port_by_name(t.src_host, t.src_port);
       for (int sport : t.source_ports) {
-        run.observations.push_back(model.agent_switch_probe(t.src_host, port, t.dst_host, t.dst_address, sport, ++id,
-                                                            attempts));
+        if (switches) {
+          run.observations.push_back(model.agent_switch_probe(t.src_host, port, t.dst_host, t.dst_address, sport,
+                                                              ++id, attempts));
+        } else {
+          AgentProbe p = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id, attempts);
+          run.observations.insert(run.observations.end(), p.sender.begin(), p.sender.end());
+          heard.insert(heard.end(), p.receiver.begin(), p.receiver.end());
+        }
         ++run.probes;
       }
     }
-    round = probe::merge_round(switch_plan, probe::next_switch_round(bp, switch_plan, run.observations, options));
-  }
-  std::vector<probe::ProbeTarget> plan = probe::initial_plan(bp, hosts, options);
-  round = plan;
-  for (int r = 1; r <= max_rounds && !round.empty(); ++r) {
-    ++run.rounds;
-    for (const auto& t : round) {
-      const int port = f.port_by_name(t.src_host, t.src_port);
-      if (port < 0) continue;
-      for (int sport : t.source_ports) {
-        AgentProbe p = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id, attempts);
-        run.observations.insert(run.observations.end(), p.sender.begin(), p.sender.end());
-        heard.insert(heard.end(), p.receiver.begin(), p.receiver.end());
-        ++run.probes;
-      }
-    }
-    // The rounds see what the senders saw so far; the lab reads the receivers' records at the end.
-    round = probe::merge_round(plan, probe::next_round(bp, plan, run.observations, options));
   }
   run.observations.insert(run.observations.end(), heard.begin(), heard.end());
   return run;

@@ -104,9 +104,9 @@ class FabricModel {
 };
 
 // What verify --lab gathers, with the model standing in for the lab: the
-// probe plan's switch probes and then its host rounds for `hosts`
-// (probe::switch_probes, initial_plan, next_switch_round, next_round, at
-// most `max_rounds` each), every probe tried up to `attempts` times as
+// probe plan's switch probes and then its host rounds for `hosts`, as
+// verify --lab's rounds go (probe::ProbeRounds, at most `max_rounds` each
+// phase), every probe tried up to `attempts` times as
 // the agents try it, the receivers' records added at the end.
 struct SimulatedRun {
   std::vector<probe::Observation> observations;

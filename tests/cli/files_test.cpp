@@ -325,11 +325,13 @@ TEST_CASE("files/verify: no evidence is never clean: every way of giving none ex
   auto verify = [&](const std::string& files) {
     return run_hpnctl("verify --blueprint " + q(p.plan()) + " " + files, p.dir.path());
   };
-  // A directory, an empty file, blank lines: input errors, located.
+  // A directory with no observation file, an empty file, blank lines:
+  // input errors, located.
   fs::create_directories(p.dir / "obs");
+  write_file(p.dir / "obs" / "notes.txt", "not observations\n");
   auto dir = verify(q(p.dir / "obs"));
   CHECK(dir.exit_code == 2);
-  CHECK(dir.err == "hpnctl: " + (p.dir / "obs").string() + ": is a directory, not an observation file\n");
+  CHECK(dir.err == "hpnctl: " + (p.dir / "obs").string() + ": no observation file (*.jsonl) in it\n");
   write_file(p.dir / "empty.jsonl", "");
   auto empty = verify(q(p.dir / "empty.jsonl"));
   CHECK(empty.exit_code == 2);
@@ -405,7 +407,9 @@ TEST_CASE("files/readers: a missing file, a directory, binary content and a devi
   for (const auto& r : file_readers(p)) {
     for (const auto& [file, message] : std::vector<std::pair<fs::path, std::string>>{
              {p.dir / "missing.yaml", "no such file"},
-             {p.dir / "adir", "is a directory, not " + r.what},
+             // verify reads a directory's observation files: this one has none.
+             {p.dir / "adir", r.what == "an observation file" ? "no observation file (*.jsonl) in it"
+                                                               : "is a directory, not " + r.what},
              {p.dir / "binary", "binary content, not " + r.what},
              {"/dev/null/x", "cannot read: Not a directory"},
          }) {
