@@ -96,6 +96,21 @@ std::string sshd_pid_file(const std::string& ssh_dir, const std::string& device)
   return fmt::format("{}/sshd-{}.pid", ssh_dir, device);
 }
 
+namespace {
+
+// What a probe agent needs to name a lab device's interfaces (--ports-from).
+nlohmann::ordered_json port_names_json(const LabState& state) {
+  nlohmann::ordered_json devices = nlohmann::ordered_json::array();
+  for (const auto& d : state.devices) {
+    nlohmann::ordered_json ports = nlohmann::ordered_json::array();
+    for (const auto& p : d.ports) ports.push_back({{"port", p.port}, {"ifname", p.ifname}});
+    devices.push_back({{"name", d.name}, {"ports", ports}});
+  }
+  return {{"devices", devices}};
+}
+
+}  // namespace
+
 Status bring_up_management(LabState& state, NetworkOps& ops, const std::function<Status()>& record) {
   auto planned = plan_management(state);
   if (!planned) return planned.error();
@@ -156,6 +171,7 @@ Status bring_up_management(LabState& state, NetworkOps& ops, const std::function
   if (auto ok = write_file_atomic(m.ssh_dir + "/" + kLabKnownHosts, known); !ok) return ok;
   const std::string config = m.ssh_dir + "/sshd_config";
   if (auto ok = write_file_atomic(config, sshd_config(m.ssh_dir)); !ok) return ok;
+  if (auto ok = write_file_atomic(m.ssh_dir + "/" + kLabPortNames, port_names_json(state).dump() + "\n"); !ok) return ok;
   for (size_t i = 0; i < state.devices.size(); ++i) {
     const auto& d = state.devices[i];
     const std::string pid_file = sshd_pid_file(m.ssh_dir, d.name);
@@ -192,6 +208,11 @@ Result<Inventory> lab_inventory(const Blueprint& bp, const LabState& state, cons
       h.vars.push_back({"hpnctl_profile_path", fmt::format("{}/hosts/{}/profile.json", state.routing_dir, h.name)});
       h.vars.push_back({"hpnctl_apply_args", apply});
       h.vars.push_back({"hpnctl_announce_args", nlohmann::ordered_json{"--netns", d.netns}});
+      // The probe agents of verify.yml: the lab's interface names, its IOAM namespace.
+      h.vars.push_back({"hpnctl_probe_args",
+                        nlohmann::ordered_json{"--device-name", d.name, "--ports-from",
+                                               state.ssh_dir + "/" + kLabPortNames, "--ioam-namespace",
+                                               std::to_string(state.ioam_namespace)}});
     } else if (std::find(state.routers.begin(), state.routers.end(), h.name) != state.routers.end()) {
       h.vars.push_back({"hpn_frr_pathspace", d.netns});
       h.vars.push_back({"hpn_frr_conf", fmt::format("{}/{}/frr.conf", state.routing_dir, h.name)});

@@ -34,6 +34,9 @@ inline constexpr const char* kSshPackage = "openssh-server";
 inline constexpr const char* kLabHostKey = "host_key";    // in the ssh directory, with .pub
 inline constexpr const char* kLabClientKey = "lab_key";   // likewise: the controller's identity
 inline constexpr const char* kLabKnownHosts = "known_hosts";
+// Beside them, each device's interfaces by blueprint port, in the shape of
+// `lab status --format json` that the probe agents' --ports-from reads.
+inline constexpr const char* kLabPortNames = "ports.json";
 inline constexpr const char* kManagementIfname = "mgmt0";
 inline constexpr const char* kManagementBridge = "mgmt0";
 inline constexpr std::uint32_t kManagementBase = 0xC6120000;  // 198.18.0.0

@@ -186,25 +186,34 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
   }
   const std::string ioam = std::to_string(lab.ioam_namespace);
 
-  // Listeners in every host namespace: destinations may lie outside the scope.
-  say(fmt::format("starting listeners in {} host namespaces", std::count_if(
-      lab.devices.begin(), lab.devices.end(), [](const StateDevice& d) { return d.role == "host"; })));
+  // The rounds (probe/probe_rounds.h): the switches' own answers first,
+  // each at the pace the switches are asked to answer at, then the rounds
+  // between hosts. A port with no cable in the lab has no interface to
+  // send from.
+  probe::RoundOptions rounds_options{o.plan, o.max_rounds, o.switch_probes};
+  probe::ProbeRounds rounds(bp, hosts.value(), rounds_options);
+
+  // Listeners on every host the plan sends to: destinations may lie outside the scope.
+  const auto destinations = rounds.destinations(bp);
+  say(fmt::format("starting listeners in {} host namespaces", destinations.size()));
   std::vector<std::unique_ptr<NamespacedChild>> listeners;
   std::vector<std::string> listener_files;
-  for (const auto& d : lab.devices) {
-    if (d.role != "host") continue;
+  for (int host : destinations) {
+    const std::string& name = bp.devices[host].name;
+    auto netns = netns_of.find(name);
+    if (netns == netns_of.end()) return Error{fmt::format("the plan sends to {}, which the lab does not have", name)};
     auto child = std::make_unique<NamespacedChild>();
-    std::string seen_here = (fs::path(o.work_dir) / fmt::format("listener-{}.jsonl", d.name)).string();
+    std::string seen_here = (fs::path(o.work_dir) / fmt::format("listener-{}.jsonl", name)).string();
     listener_files.push_back(seen_here);
-    if (auto st = child->start(d.netns, o.hpnctl,
+    if (auto st = child->start(netns->second, o.hpnctl,
                                {"probe", "listen", "--duration", "600", "--ports-from", ports_file, "--device-name",
-                                d.name, "--ioam-namespace", ioam, "--run", trust->run, "-o", seen_here},
+                                name, "--ioam-namespace", ioam, "--run", trust->run, "-o", seen_here},
                                {}, trust->env);
         !st) {
       return st.error();
     }
     if (!child->wait_for("listening", std::chrono::seconds(10))) {
-      return Error{fmt::format("the probe listener in {} did not start", d.netns)};
+      return Error{fmt::format("the probe listener in {} did not start", netns->second)};
     }
     listeners.push_back(std::move(child));
   }
@@ -244,11 +253,6 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
     }
     return {};
   };
-  // The switches' own answers first, each at the pace the switches are
-  // asked to answer at, then the rounds between hosts (probe/probe_rounds.h).
-  // A port with no cable in the lab has no interface to send from.
-  probe::RoundOptions rounds_options{o.plan, o.max_rounds, o.switch_probes};
-  probe::ProbeRounds rounds(bp, hosts.value(), rounds_options);
   auto wired_port = [&](int host, const std::string& port) { return wired.count({bp.devices[host].name, port}) > 0; };
   while (auto round = rounds.next(bp, seen, wired_port)) {
     const int rate = round->kind == probe::RoundKind::switches ? o.switch_probe_rate : o.rate;
@@ -258,7 +262,10 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
   for (auto& l : listeners) l->stop();
   for (auto& l : listeners) l->wait();
   // What each receiver saw arrive: evidence that survives a lost reply.
+  // A listener no probe reached wrote an empty file: nothing to add.
   for (const auto& file : listener_files) {
+    std::error_code ec;
+    if (fs::file_size(file, ec) == 0 && !ec) continue;
     auto obs = probe::read_observation_file(file);
     if (!obs) return obs.error();
     seen.insert(seen.end(), obs->begin(), obs->end());

@@ -98,8 +98,8 @@ Result<Loaded> load_summary(const std::string& dir) {
 
 // Writes `round`'s files, then plan.jsonl, then summary.json.
 Result<PlanStep> write_step(const Blueprint& bp, const std::string& dir, const PlanSettings& settings,
-                            const ProbeRounds& rounds, const std::optional<Round>& round,
-                            nlohmann::json rounds_sent, bool started) {
+                            const std::vector<int>& hosts, const ProbeRounds& rounds,
+                            const std::optional<Round>& round, nlohmann::json rounds_sent, bool started) {
   nlohmann::ordered_json this_round = nullptr;
   if (round) {
     const std::string relative = "rounds/" + round->name;
@@ -134,8 +134,9 @@ Result<PlanStep> write_step(const Blueprint& bp, const std::string& dir, const P
     rounds_sent.push_back(round->name);
   }
   if (auto st = write_file_atomic((fs::path(dir) / kEntries).string(), rounds.entries_jsonl(bp)); !st) return st.error();
-  std::vector<std::string> listeners;
+  std::vector<std::string> listeners, switches;
   for (int h : rounds.destinations(bp)) listeners.push_back(bp.devices[h].name);
+  for (int s : switches_in_scope(bp, hosts)) switches.push_back(bp.devices[s].name);
   PlanStep step;
   step.done = rounds.done();
   step.started = started;
@@ -147,7 +148,8 @@ Result<PlanStep> write_step(const Blueprint& bp, const std::string& dir, const P
                   {"done", rounds.done()},
                   {"rounds_sent", rounds_sent},
                   {"round", this_round},
-                  {"listeners", listeners}};
+                  {"listeners", listeners},
+                  {"switches", switches}};
   if (auto st = write_file_atomic((fs::path(dir) / kSummary).string(), step.summary.dump(2) + "\n"); !st) {
     return st.error();
   }
@@ -185,7 +187,8 @@ hpn::Result<PlanStep> start_plan(const Blueprint& bp, const std::string& dir, co
   if (!staged) return staged.error();
   ProbeRounds rounds(bp, hosts.value(), round_options(settings));
   auto round = rounds.next(bp, {});
-  auto step = write_step(bp, staged->path().string(), settings, rounds, round, nlohmann::json::array(), true);
+  auto step = write_step(bp, staged->path().string(), settings, hosts.value(), rounds, round,
+                         nlohmann::json::array(), true);
   if (!step) return step.error();
   if (auto st = staged->commit(); !st) return st.error();
   return step;
@@ -223,7 +226,7 @@ hpn::Result<PlanStep> next_plan_round(const Blueprint& bp, const std::string& di
   auto seen = read_observation_inputs(observations);
   if (!seen) return seen.error();
   auto round = rounds->next(bp, seen.value());
-  return write_step(bp, dir, settings, rounds.value(), round, rounds_sent, false);
+  return write_step(bp, dir, settings, hosts.value(), rounds.value(), round, rounds_sent, false);
 }
 
 hpn::Result<PlanSettings> read_plan_settings(const std::string& dir) {
@@ -240,12 +243,17 @@ hpn::Result<std::vector<Observation>> read_observation_inputs(const std::vector<
       files.push_back(input);
       continue;
     }
+    // An empty file in a directory is an agent that saw nothing (a
+    // listener no probe reached): no error, and no evidence either.
     std::vector<std::string> here;
+    bool any = false;
     for (const auto& e : fs::directory_iterator(input, ec)) {
-      if (e.path().extension() == ".jsonl" && e.is_regular_file(ec)) here.push_back(e.path().string());
+      if (e.path().extension() != ".jsonl" || !e.is_regular_file(ec)) continue;
+      any = true;
+      if (e.file_size(ec) > 0) here.push_back(e.path().string());
     }
     if (ec) return Error{fmt::format("{}: {}", input, ec.message())};
-    if (here.empty()) return Error{fmt::format("{}: no observation file (*.jsonl) in it", input)};
+    if (!any) return Error{fmt::format("{}: no observation file (*.jsonl) in it", input)};
     std::sort(here.begin(), here.end());
     files.insert(files.end(), here.begin(), here.end());
   }
@@ -254,6 +262,9 @@ hpn::Result<std::vector<Observation>> read_observation_inputs(const std::vector<
     auto obs = read_observation_file(file, kMaxObservations - std::min(all.size(), kMaxObservations));
     if (!obs) return obs.error();
     all.insert(all.end(), std::make_move_iterator(obs->begin()), std::make_move_iterator(obs->end()));
+  }
+  if (all.empty()) {
+    return Error{fmt::format("{}: no observation records (the files are empty)", fmt::join(inputs, ", "))};
   }
   return all;
 }

@@ -4,7 +4,8 @@
 // the lab does in memory between rounds lives in DIR:
 //
 //   summary.json   where the rounds stand, the senders' settings, the
-//                  listeners, and this round's senders and their files;
+//                  listeners, the switches whose BGP sessions witness the
+//                  cables in scope, and this round's senders and files;
 //                  `done` once no round is left (schemas/probe-plan.schema.json)
 //   plan.jsonl     every entry sent so far, with its kind and source ports
 //                  (the numbering each observation's `entry` refers to)
@@ -80,8 +81,8 @@ bool is_plan_dir(const std::string& dir);
 // the attempts its probes make.
 hpn::Result<PlanSettings> read_plan_settings(const std::string& dir);
 
-// Observation files, or directories of them (their *.jsonl in name order),
-// read up to kMaxObservations in all.
+// Observation files, or directories of them (their *.jsonl in name order,
+// empty ones skipped), read up to kMaxObservations in all.
 hpn::Result<std::vector<Observation>> read_observation_inputs(const std::vector<std::string>& inputs);
 
 }  // namespace hpn::probe

@@ -89,6 +89,37 @@ Result<std::vector<int>> hosts_in_scope(const Blueprint& bp, const Scope& scope)
   return std::vector<int>(hosts.begin(), hosts.end());
 }
 
+std::vector<bool> cables_in_scope(const Blueprint& bp, const std::vector<int>& hosts) {
+  std::set<int> scope_hosts(hosts.begin(), hosts.end()), tors, pods;
+  for (int h : hosts) pods.insert(bp.devices[h].pod);
+  for (const auto& c : bp.cables) {
+    if (c.kind == CableKind::host_tor && scope_hosts.count(c.a_device)) tors.insert(c.z_device);
+  }
+  std::vector<bool> in(bp.cables.size(), false);
+  for (size_t i = 0; i < bp.cables.size(); ++i) {
+    const Cable& c = bp.cables[i];
+    switch (c.kind) {
+      case CableKind::host_tor: in[i] = scope_hosts.count(c.a_device) > 0; break;
+      case CableKind::tor_agg: in[i] = tors.count(c.a_device) > 0; break;
+      case CableKind::agg_core: in[i] = pods.count(bp.devices[c.a_device].pod) > 0; break;
+      case CableKind::frontend: break;
+    }
+  }
+  return in;
+}
+
+std::vector<int> switches_in_scope(const Blueprint& bp, const std::vector<int>& hosts) {
+  const auto in = cables_in_scope(bp, hosts);
+  std::set<int> switches;
+  for (size_t i = 0; i < bp.cables.size(); ++i) {
+    if (!in[i]) continue;
+    for (int d : {bp.cables[i].a_device, bp.cables[i].z_device}) {
+      if (d >= 0 && bp.devices[d].role != Role::host) switches.insert(d);
+    }
+  }
+  return {switches.begin(), switches.end()};
+}
+
 namespace {
 
 std::string bond_address(const Blueprint& bp, int host, int nic) {

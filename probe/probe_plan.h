@@ -39,6 +39,14 @@ Result<Scope> parse_scope(const std::string& text);
 // the hosts behind listed switches. Errors name an unknown device or rack.
 Result<std::vector<int>> hosts_in_scope(const Blueprint& bp, const Scope& scope);
 
+// The cables a verdict on `hosts` is about (verify --scope): their host
+// cables, their ToRs' uplinks and the core cables of their pods; by cable.
+std::vector<bool> cables_in_scope(const Blueprint& bp, const std::vector<int>& hosts);
+// The switches at either end of those cables, whose own records (BGP
+// sessions, LLDP) witness what probes cannot: a core's downward direction
+// within one pod. Ascending.
+std::vector<int> switches_in_scope(const Blueprint& bp, const std::vector<int>& hosts);
+
 struct ProbeTarget {
   int src_host = 0;
   std::string src_port;  // a back-end NIC port of src_host

@@ -1,5 +1,7 @@
 #include "validator/diff.h"
 
+#include "probe/probe_plan.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -325,18 +327,8 @@ class Differ {
   }
 
   // --scope: the cables of the scope's hosts, the uplinks of their ToRs,
-  // the core cables of their pods.
-  bool in_user_scope(int cable) const {
-    if (o_.scope_hosts.empty()) return true;
-    const Cable& c = bp_.cables[cable];
-    switch (c.kind) {
-      case CableKind::host_tor: return scope_hosts_.count(c.a_device) > 0;
-      case CableKind::tor_agg: return scope_tors_.count(c.a_device) > 0;
-      case CableKind::agg_core: return scope_pods_.count(bp_.devices[c.a_device].pod) > 0;
-      case CableKind::frontend: return false;
-    }
-    return false;
-  }
+  // the core cables of their pods (probe::cables_in_scope).
+  bool in_user_scope(int cable) const { return o_.scope_hosts.empty() || scope_cables_[cable]; }
 
   bool in_scope(int cable) const {
     const Cable& c = bp_.cables[cable];
@@ -436,13 +428,7 @@ class Differ {
   }
 
   void silences() {
-    for (int h : o_.scope_hosts) {
-      scope_hosts_.insert(h);
-      scope_pods_.insert(bp_.devices[h].pod);
-    }
-    for (const auto& c : bp_.cables) {
-      if (c.kind == CableKind::host_tor && scope_hosts_.count(c.a_device)) scope_tors_.insert(c.z_device);
-    }
+    if (!o_.scope_hosts.empty()) scope_cables_ = probe::cables_in_scope(bp_, o_.scope_hosts);
     // A second, unplanned link between two switches makes the split of
     // traffic between them unpredictable (hashes polarize): the cables they
     // share are not judged by their silence; the mismatch finding explains.
@@ -602,7 +588,7 @@ class Differ {
   std::vector<bool> faulted_;  // in a finding above info
   bool dual_plane_;
   std::set<int> probed_tors_, probed_pods_;
-  std::set<int> scope_hosts_, scope_tors_, scope_pods_;
+  std::vector<bool> scope_cables_;  // by cable, with --scope
   std::map<std::pair<int, CableKind>, std::vector<int>> groups_;
   std::map<int, std::vector<std::pair<int, int64_t>>> traces_to_;  // ToR -> (source ToR, traces via the agg tier)
 };

@@ -6,8 +6,10 @@
 # host whose address was removed (and only that host changes), changes
 # nothing in check mode, and fails only the host given another host's
 # profile; a second run reports changed=0; switches.yml installs a changed
-# frr.conf on that switch alone and FRR runs it; lab down stops every sshd
-# and removes the machine's end of the management network.
+# frr.conf on that switch alone and FRR runs it; verify.yml --limit of the
+# rack wired with a fault reports exactly what verify --lab reports for the
+# same wiring, and of a rack wired as planned is clean; lab down stops
+# every sshd and removes the machine's end of the management network.
 #   lab_fleet.sh HPNCTL SOURCE_DIR
 set -u
 hpnctl=$1
@@ -24,7 +26,26 @@ fail() { echo "FAIL: $*" >&2; [ -f "$work/run.log" ] && tail -40 "$work/run.log"
 cd "$work" || exit 1
 export ANSIBLE_LOCAL_TEMP="$work/tmp" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 HOME="$work"
 "$hpnctl" plan "$src/examples/lab-pod.yaml" -o plan >/dev/null || fail "plan"
-"$hpnctl" lab up --blueprint plan --ssh >up.log 2>&1 || { cat up.log; fail "lab up --ssh"; }
+# The lab is wired with a fault in rack H0-R01-01: its two hosts' nic1p1
+# cables exchanged at their ToR. verify --lab's own verdict on that rack,
+# for the same wiring, is what verify.yml must report.
+faulty_rack=H0-R01-01
+faulty_hosts=host-p0-s01-h002,host-p0-s01-h003
+python3 - <<'PY' || fail "wiring"
+import csv
+rows = list(csv.DictReader(open("plan/cabling.csv")))
+a = next(r for r in rows if r["a_device"] == "host-p0-s01-h002" and r["a_port"] == "nic1p1")
+b = next(r for r in rows if r["a_device"] == "host-p0-s01-h003" and r["a_port"] == "nic1p1")
+a["z_port"], b["z_port"] = b["z_port"], a["z_port"]
+with open("wiring.csv", "w", newline="") as out:
+    w = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
+    w.writeheader()
+    w.writerows(rows)
+PY
+"$hpnctl" verify --lab --blueprint plan --wiring wiring.csv --scope "devices=$faulty_hosts" --format json -q \
+  >lab-report.json 2>lab-verify.log
+[ $? -eq 1 ] || { cat lab-verify.log; fail "verify --lab of the faulty rack did not report findings"; }
+"$hpnctl" lab up --blueprint plan --wiring wiring.csv --ssh >up.log 2>&1 || { cat up.log; fail "lab up --ssh"; }
 lab_id=$(sed -n 's/^lab \([0-9a-f]*\) is up.*/\1/p' up.log)
 [ -n "$lab_id" ] || fail "no lab id in: $(cat up.log)"
 ip -br addr show "hpnm-$lab_id" | grep -q "198.18.0.1/16" || fail "the machine has no management address"
@@ -103,6 +124,35 @@ before, after = up("status-before.json"), up("status.json")
 # Its cabled ports' sessions (the spares it lights have no cable in the lab).
 assert len(before) == 6 and after == before, (before, after)
 PY
+
+# verify.yml: the faulty rack reports verify --lab's findings; a rack
+# wired as planned is clean, every cable in its scope seen both ways.
+verify_rack() {  # RACK BASE: verify.yml --limit the rack, its run directory in BASE
+  ansible-playbook -i inventory.yml -f 8 "$src/deploy/ansible/verify.yml" --limit "rack_${1//-/_}" \
+    -e hpnctl_verify_controller_binary="$hpnctl" -e hpnctl_verify_blueprint="$work/plan" \
+    -e hpnctl_verify_base="$work/$2" >"$work/run.log" 2>&1
+}
+verify_rack "$faulty_rack" verify-faulty && fail "verify.yml of $faulty_rack passed"
+grep -q "findings (above" "$work/run.log" || fail "verify.yml of $faulty_rack failed before its verdict"
+python3 - verify-faulty/*/report.json lab-report.json <<'PY' || fail "verify.yml and verify --lab disagree"
+import json, sys
+def findings(path):
+    r = json.load(open(path))
+    return sorted((f["kind"], tuple(sorted(f["cables"])), f["message"]) for f in r["findings"])
+fleet, lab = findings(sys.argv[1]), findings(sys.argv[2])
+assert fleet == lab and fleet, (fleet, lab)
+assert [k for k, _, _ in fleet] == ["swapped"], fleet
+PY
+verify_rack H0-R00-01 verify-planned || fail "verify.yml of a rack wired as planned"
+python3 - verify-planned/*/report.json <<'PY' || fail "the planned rack's report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["summary"]
+assert s["clean"] is True and r["findings"] == [], r["findings"]
+assert s["cables_in_scope"] > 0 and s["cables_verified"] == s["cables_in_scope"], s
+PY
+# Every listener stopped: nothing of the runs is left in the lab.
+pgrep -f "probe listen --run" >/dev/null && fail "a probe listener still runs after verify.yml"
 
 "$hpnctl" lab down >/dev/null || fail "lab down"
 pgrep -f "sshd -f /run/hpnctl/frr-$lab_id" >/dev/null && fail "sshd still runs after lab down"
