@@ -26,26 +26,7 @@ fail() { echo "FAIL: $*" >&2; [ -f "$work/run.log" ] && tail -40 "$work/run.log"
 cd "$work" || exit 1
 export ANSIBLE_LOCAL_TEMP="$work/tmp" ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 HOME="$work"
 "$hpnctl" plan "$src/examples/lab-pod.yaml" -o plan >/dev/null || fail "plan"
-# The lab is wired with a fault in rack H0-R01-01: its two hosts' nic1p1
-# cables exchanged at their ToR. verify --lab's own verdict on that rack,
-# for the same wiring, is what verify.yml must report.
-faulty_rack=H0-R01-01
-faulty_hosts=host-p0-s01-h002,host-p0-s01-h003
-python3 - <<'PY' || fail "wiring"
-import csv
-rows = list(csv.DictReader(open("plan/cabling.csv")))
-a = next(r for r in rows if r["a_device"] == "host-p0-s01-h002" and r["a_port"] == "nic1p1")
-b = next(r for r in rows if r["a_device"] == "host-p0-s01-h003" and r["a_port"] == "nic1p1")
-a["z_port"], b["z_port"] = b["z_port"], a["z_port"]
-with open("wiring.csv", "w", newline="") as out:
-    w = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
-    w.writeheader()
-    w.writerows(rows)
-PY
-"$hpnctl" verify --lab --blueprint plan --wiring wiring.csv --scope "devices=$faulty_hosts" --format json -q \
-  >lab-report.json 2>lab-verify.log
-[ $? -eq 1 ] || { cat lab-verify.log; fail "verify --lab of the faulty rack did not report findings"; }
-"$hpnctl" lab up --blueprint plan --wiring wiring.csv --ssh >up.log 2>&1 || { cat up.log; fail "lab up --ssh"; }
+"$hpnctl" lab up --blueprint plan --ssh >up.log 2>&1 || { cat up.log; fail "lab up --ssh"; }
 lab_id=$(sed -n 's/^lab \([0-9a-f]*\) is up.*/\1/p' up.log)
 [ -n "$lab_id" ] || fail "no lab id in: $(cat up.log)"
 ip -br addr show "hpnm-$lab_id" | grep -q "198.18.0.1/16" || fail "the machine has no management address"
@@ -125,15 +106,52 @@ before, after = up("status-before.json"), up("status.json")
 assert len(before) == 6 and after == before, (before, after)
 PY
 
-# verify.yml: the faulty rack reports verify --lab's findings; a rack
-# wired as planned is clean, every cable in its scope seen both ways.
-verify_rack() {  # RACK BASE: verify.yml --limit the rack, its run directory in BASE
-  ansible-playbook -i inventory.yml -f 8 "$src/deploy/ansible/verify.yml" --limit "rack_${1//-/_}" \
+# verify.yml --limit of a rack, run from where the blueprint is.
+rack=H0-R01-01
+verify_rack() {  # BASE: verify.yml --limit the rack, its run directory in BASE
+  ansible-playbook -i inventory.yml -f 8 "$src/deploy/ansible/verify.yml" --limit "rack_${rack//-/_}" \
     -e hpnctl_verify_controller_binary="$hpnctl" -e hpnctl_verify_blueprint="$work/plan" \
-    -e hpnctl_verify_base="$work/$2" >"$work/run.log" 2>&1
+    -e hpnctl_verify_base="$work/$1" >"$work/run.log" 2>&1
 }
-verify_rack "$faulty_rack" verify-faulty && fail "verify.yml of $faulty_rack passed"
-grep -q "findings (above" "$work/run.log" || fail "verify.yml of $faulty_rack failed before its verdict"
+# On the planned wiring it is clean, every cable in its scope seen both ways.
+started=$(date +%s)
+verify_rack verify-planned || fail "verify.yml of $rack wired as planned"
+echo "verify.yml of $rack, planned wiring: $(( $(date +%s) - started )) s"
+python3 - verify-planned/*/report.json <<'PY' || fail "the planned rack's report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["summary"]
+assert s["clean"] is True and r["findings"] == [], r["findings"]
+assert s["cables_in_scope"] > 0 and s["cables_verified"] == s["cables_in_scope"], s
+PY
+pgrep -f "probe listen --run" >/dev/null && fail "a probe listener still runs after verify.yml"
+"$hpnctl" lab down >/dev/null || fail "lab down"
+
+# Then the lab is wired with a fault in that rack: its two hosts' nic1p1
+# cables exchanged at their ToR. verify --lab's own verdict on the rack,
+# for the same wiring, is what verify.yml must report.
+faulty_hosts=host-p0-s01-h002,host-p0-s01-h003
+python3 - <<'PY' || fail "wiring"
+import csv
+rows = list(csv.DictReader(open("plan/cabling.csv")))
+a = next(r for r in rows if r["a_device"] == "host-p0-s01-h002" and r["a_port"] == "nic1p1")
+b = next(r for r in rows if r["a_device"] == "host-p0-s01-h003" and r["a_port"] == "nic1p1")
+a["z_port"], b["z_port"] = b["z_port"], a["z_port"]
+with open("wiring.csv", "w", newline="") as out:
+    w = csv.DictWriter(out, fieldnames=list(rows[0].keys()))
+    w.writeheader()
+    w.writerows(rows)
+PY
+"$hpnctl" verify --lab --blueprint plan --wiring wiring.csv --scope "devices=$faulty_hosts" --format json -q \
+  >lab-report.json 2>lab-verify.log
+[ $? -eq 1 ] || { cat lab-verify.log; fail "verify --lab of the faulty rack did not report findings"; }
+"$hpnctl" lab up --blueprint plan --wiring wiring.csv --ssh >up.log 2>&1 || { cat up.log; fail "lab up --ssh --wiring"; }
+lab_id=$(sed -n 's/^lab \([0-9a-f]*\) is up.*/\1/p' up.log)
+"$hpnctl" lab inventory -o inventory.yml || fail "lab inventory of the faulty lab"
+started=$(date +%s)
+verify_rack verify-faulty && fail "verify.yml of $rack passed its fault"
+echo "verify.yml of $rack, a fault: $(( $(date +%s) - started )) s"
+grep -q "findings (above" "$work/run.log" || fail "verify.yml of $rack failed before its verdict"
 python3 - verify-faulty/*/report.json lab-report.json <<'PY' || fail "verify.yml and verify --lab disagree"
 import json, sys
 def findings(path):
@@ -143,18 +161,9 @@ fleet, lab = findings(sys.argv[1]), findings(sys.argv[2])
 assert fleet == lab and fleet, (fleet, lab)
 assert [k for k, _, _ in fleet] == ["swapped"], fleet
 PY
-verify_rack H0-R00-01 verify-planned || fail "verify.yml of a rack wired as planned"
-python3 - verify-planned/*/report.json <<'PY' || fail "the planned rack's report"
-import json, sys
-r = json.load(open(sys.argv[1]))
-s = r["summary"]
-assert s["clean"] is True and r["findings"] == [], r["findings"]
-assert s["cables_in_scope"] > 0 and s["cables_verified"] == s["cables_in_scope"], s
-PY
-# Every listener stopped: nothing of the runs is left in the lab.
 pgrep -f "probe listen --run" >/dev/null && fail "a probe listener still runs after verify.yml"
 
 "$hpnctl" lab down >/dev/null || fail "lab down"
 pgrep -f "sshd -f /run/hpnctl/frr-$lab_id" >/dev/null && fail "sshd still runs after lab down"
 ip link show "hpnm-$lab_id" >/dev/null 2>&1 && fail "hpnm-$lab_id is still on the machine"
-echo "ok: lab $lab_id provisioned and configured through Ansible over SSH"
+echo "ok: lab $lab_id provisioned, configured and verified through Ansible over SSH"
