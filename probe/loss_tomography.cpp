@@ -11,7 +11,6 @@
 #include <string>
 #include <string_view>
 #include <tuple>
-#include <unordered_map>
 
 #include "probe/payload.h"
 #include "probe/probe_plan.h"
@@ -20,31 +19,11 @@ namespace hpn::probe {
 
 namespace {
 
-// A probe as both ends name it: run id (run_id_of(), as a listener writes
-// it), number, and the sender's address (AddressIds) and source port.
-struct ProbeKey {
-  std::uint64_t run = 0, probe = 0;
-  std::int32_t address = 0, port = 0;
-  friend auto operator<=>(const ProbeKey&, const ProbeKey&) = default;
-};
-
 // A flow: sender, its port, destination address and source port hash alike
 // every time, so its probes take one path.
 struct FlowKey {
   std::int32_t sender = 0, port = 0, address = 0, source_port = 0;
   friend auto operator<=>(const FlowKey&, const FlowKey&) = default;
-};
-
-// Each address text once, as a number: keys then compare as integers. The
-// views are of the observations' own text, which outlives the builder.
-class AddressIds {
- public:
-  std::int32_t of(std::string_view address) {
-    return ids_.try_emplace(address, static_cast<std::int32_t>(ids_.size())).first->second;
-  }
-
- private:
-  std::unordered_map<std::string_view, std::int32_t> ids_;
 };
 
 // The directed cable from -> to, or -1 when the plan has no such cable.
@@ -75,25 +54,26 @@ void trace_of(const FabricIndex& f, PortRef out, const std::vector<ObservedHop>&
 
 class EvidenceBuilder {
  public:
-  EvidenceBuilder(const FabricIndex& f, LossEvidence& e)
-      : f_(f), e_(e), listening_(f.blueprint().devices.size(), false) {}
+  EvidenceBuilder(const FabricIndex& f, const ObservationIndex& index, LossEvidence& e)
+      : f_(f), index_(index), obs_(index.observations()), e_(e), listening_(f.blueprint().devices.size(), false) {}
 
-  void run(const std::vector<Observation>& obs) {
-    obs_ = &obs;
+  void run() {
+    const std::vector<Observation>& obs = obs_;
     // Sorted vectors rather than maps: a pod's run has over a million
     // records, and a node per record costs more than the records' own
     // evidence (diagnosis_bench).
     for (std::size_t i = 0; i < obs.size(); ++i) {
       const Observation& o = obs[i];
+      const ResolvedObservation& r = index_[i];
       const auto index = static_cast<std::uint32_t>(i);
       if (o.src_device.empty()) {
-        if (const int d = f_.device_by_name(o.dst_device); d >= 0) listening_[d] = true;
+        if (r.dst >= 0) listening_[r.dst] = true;
         // A run no sender's id matches names no probe of this run.
         const std::optional<std::uint64_t> run = listener_run_id(o.run);
         if (!run) continue;
-        heard_.push_back({{*run, o.probe, addresses_.of(o.src_address), o.src_udp_port}, o.attempt, index});
+        heard_.push_back({{*run, o.probe, r.src_address, o.src_udp_port}, o.attempt, index});
       } else if (o.direction == "reverse" && o.received) {
-        replies_.push_back({{run_id_of(o.run), o.probe, addresses_.of(o.dst_address), o.dst_udp_port}, index});
+        replies_.push_back({{run_id_of(o.run), o.probe, r.dst_address, o.dst_udp_port}, index});
       }
     }
     std::sort(heard_.begin(), heard_.end());
@@ -106,9 +86,9 @@ class EvidenceBuilder {
     for (std::size_t i = 0; i < obs.size(); ++i) {
       const Observation& o = obs[i];
       if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
-      const int src = f_.device_by_name(o.src_device);
-      const std::uint32_t reply = reply_to({run_id_of(o.run), o.probe, addresses_.of(o.src_address), o.src_udp_port});
-      flows.push_back({flow_of(o, src), static_cast<std::uint32_t>(i), reply});
+      const ResolvedObservation& r = index_[i];
+      const std::uint32_t reply = reply_to({run_id_of(o.run), o.probe, r.src_address, o.src_udp_port});
+      flows.push_back({flow_of(r, o), static_cast<std::uint32_t>(i), reply});
     }
     std::stable_sort(flows.begin(), flows.end(), [](const Flow& a, const Flow& b) { return a.key < b.key; });
     for (const Flow& f : flows) {
@@ -142,13 +122,13 @@ class EvidenceBuilder {
   // A receiver's record of an arrival: its probe, the attempt that arrived,
   // and where the record is among the observations.
   struct Heard {
-    ProbeKey key;
+    ProbeId key;
     int attempt = 1;
     std::uint32_t index = 0;
     friend auto operator<=>(const Heard&, const Heard&) = default;
   };
   struct Reply {
-    ProbeKey key;
+    ProbeId key;
     std::uint32_t index = 0;  // of the sender's reverse record
     friend auto operator<=>(const Reply&, const Reply&) = default;
   };
@@ -159,15 +139,15 @@ class EvidenceBuilder {
 
   // Names not in the plan: forward() leaves such records out, so their
   // flows, keyed -1, are never asked for.
-  FlowKey flow_of(const Observation& o, int src) {
-    return {src, f_.port_by_name(src, o.src_port), addresses_.of(o.dst_address), o.src_udp_port};
+  static FlowKey flow_of(const ResolvedObservation& r, const Observation& o) {
+    return {r.src, r.src_port, r.dst_address, o.src_udp_port};
   }
 
   // The reply to a probe, kNone if none: its last reverse record, as a
   // later record of the same probe replaces an earlier one.
-  std::uint32_t reply_to(const ProbeKey& key) const {
+  std::uint32_t reply_to(const ProbeId& key) const {
     auto it = std::upper_bound(replies_.begin(), replies_.end(), key,
-                               [](const ProbeKey& k, const Reply& r) { return k < r.key; });
+                               [](const ProbeId& k, const Reply& r) { return k < r.key; });
     if (it == replies_.begin() || std::prev(it)->key != key) return kNone;
     return std::prev(it)->index;
   }
@@ -199,20 +179,21 @@ class EvidenceBuilder {
 
   // The way a record shows from the sender to the destination, and back.
   void trace_there(Half& h, PortRef sender, int dst, const Observation& r) {
-    trace_of(f_, sender, r.hops, {dst, f_.port_by_name(dst, r.rx_port)}, h.known);
+    trace_of(f_, sender, r.hops, {dst, index_.rx_port(dst, r)}, h.known);
     h.traced = true;
   }
   void trace_back(Half& h, int src, int dst, const Observation& r) {
-    trace_of(f_, {dst, f_.port_by_name(dst, r.src_port)}, r.hops, {src, f_.port_by_name(src, r.rx_port)}, h.known);
+    trace_of(f_, {dst, index_.src_port(dst, r)}, r.hops, {src, index_.rx_port(src, r)}, h.known);
     h.traced = true;
   }
 
   void forward(const Observation& o) {
-    const int src = f_.device_by_name(o.src_device), dst = f_.device_by_name(o.dst_device);
+    const ResolvedObservation& r = index_.of(o);
+    const int src = r.src, dst = r.dst;
     if (src < 0 || dst < 0) return;
-    const PortRef sender{src, f_.port_by_name(src, o.src_port)};
+    const PortRef sender{src, r.src_port};
     if (!sender.valid()) return;
-    const ProbeKey key{run_id_of(o.run), o.probe, addresses_.of(o.src_address), o.src_udp_port};
+    const ProbeId key{run_id_of(o.run), o.probe, r.src_address, o.src_udp_port};
     // The receiver's records of this probe, by attempt.
     const auto heard = std::equal_range(heard_.begin(), heard_.end(), Heard{key, std::numeric_limits<int>::min(), 0},
                                         [](const Heard& a, const Heard& b) { return a.key < b.key; });
@@ -228,16 +209,16 @@ class EvidenceBuilder {
       // port from the plan. The last record of the probe, as before.
       const auto last = std::max_element(heard.first, heard.second,
                                          [](const Heard& a, const Heard& b) { return a.index < b.index; });
-      trace_there(there, sender, dst, (*obs_)[last->index]);
+      trace_there(there, sender, dst, obs_[last->index]);
     }
-    if (const std::uint32_t reply = reply_to(key); reply != kNone) trace_back(back, src, dst, (*obs_)[reply]);
+    if (const std::uint32_t reply = reply_to(key); reply != kNone) trace_back(back, src, dst, obs_[reply]);
     if (!there.traced || !back.traced) {
-      const FlowKey flow = flow_of(o, src);
+      const FlowKey flow = flow_of(r, o);
       auto seen = std::lower_bound(learned_.begin(), learned_.end(), flow,
                                    [](const Flow& a, const FlowKey& k) { return a.key < k; });
       if (seen != learned_.end() && seen->key == flow) {
-        if (!there.traced) trace_there(there, sender, dst, (*obs_)[seen->forward]);
-        if (!back.traced && seen->reply != kNone) trace_back(back, src, dst, (*obs_)[seen->reply]);
+        if (!there.traced) trace_there(there, sender, dst, obs_[seen->forward]);
+        if (!back.traced && seen->reply != kNone) trace_back(back, src, dst, obs_[seen->reply]);
       }
     }
     // A half no trace shows is no evidence (emit).
@@ -273,9 +254,9 @@ class EvidenceBuilder {
   }
 
   const FabricIndex& f_;
+  const ObservationIndex& index_;
+  const std::vector<Observation>& obs_;
   LossEvidence& e_;
-  const std::vector<Observation>* obs_ = nullptr;
-  AddressIds addresses_;
   std::vector<Heard> heard_;    // sorted
   std::vector<Reply> replies_;  // sorted
   std::vector<Flow> learned_;   // sorted by key, one per flow
@@ -295,8 +276,12 @@ std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observ
 }
 
 LossEvidence collect_loss_evidence(const FabricIndex& fabric, const std::vector<Observation>& observations) {
+  return collect_loss_evidence(fabric, ObservationIndex(fabric, observations));
+}
+
+LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationIndex& observations) {
   LossEvidence e;
-  EvidenceBuilder(fabric, e).run(observations);
+  EvidenceBuilder(fabric, observations, e).run();
   return e;
 }
 
