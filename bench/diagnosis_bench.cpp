@@ -5,7 +5,9 @@
 // forwarding model standing in for the lab, every probe tried three times,
 // the probe plan's rounds and their loss budget), diffed by the real diff.
 // Prints per seed and in total the precision and recall of the findings,
-// the time of the diff (collect + diff) and the peak RSS during it.
+// the time of the diff (collect + diff), the whole process's peak RSS
+// during it, and what the diff added to the RSS it started from (the
+// blueprint and the observations it was handed).
 //
 //   diagnosis_bench [--seeds N] [--faults N] [--loss-budget N] [--verbose]
 //
@@ -47,7 +49,7 @@ int main(int argc, char** argv) {
   }
   int total_faults = 0, named = 0, findings = 0, correct = 0;
   double worst = 0;
-  long peak = 0;
+  long peak = 0, added = 0;
   std::map<std::string, std::pair<int, int>> by_kind;
   for (int seed = 1; seed <= seeds; ++seed) {
     std::mt19937_64 random(static_cast<uint64_t>(seed));
@@ -63,11 +65,14 @@ int main(int argc, char** argv) {
     const auto run = hpn::validator::simulate_verify(model, hosts, options, 3);
     hpn::validator::DiffOptions diff_options;
     diff_options.silence.attempts = 3;
+    const long before = hpn::bench::live_mb();
     hpn::bench::reset_peak();
     const auto t0 = std::chrono::steady_clock::now();
     const auto report = hpn::validator::diff(fabric, hpn::validator::collect_witnesses(fabric, run.observations), diff_options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    peak = std::max(peak, hpn::bench::peak_mb());
+    const long seed_peak = hpn::bench::peak_mb();
+    peak = std::max(peak, seed_peak);
+    added = std::max(added, seed_peak - before);
     worst = std::max(worst, seconds);
     const auto score = hpn::validator::score_report(fabric, report, injected);
     total_faults += score.faults;
@@ -79,17 +84,17 @@ int main(int argc, char** argv) {
       by_kind[kind].second += n.second;
     }
     std::cout << fmt::format("seed {:2}: background {:.0f}%, {} faults, {} probes in {} rounds, {} observations: "
-                             "precision {:.3f}, recall {:.3f}, diff {:.3f} s\n",
+                             "precision {:.3f}, recall {:.3f}, diff {:.3f} s, peak RSS {} MB ({} MB before it)\n",
                              seed, background * 100, score.faults, run.probes, run.rounds, run.observations.size(),
-                             score.precision(), score.recall(), seconds);
+                             score.precision(), score.recall(), seconds, seed_peak, before);
     if (verbose) {
       for (const auto& m : score.misses) std::cout << "    " << m << '\n';
     }
   }
   std::cout << fmt::format("{} seeds, {} faults: precision {:.4f} ({} of {} findings), recall {:.4f} ({} named); "
-                           "diff at most {:.3f} s, peak RSS {} MB\n",
+                           "diff at most {:.3f} s, peak RSS {} MB, the diff adding at most {} MB\n",
                            seeds, total_faults, findings ? static_cast<double>(correct) / findings : 1.0, correct,
-                           findings, total_faults ? static_cast<double>(named) / total_faults : 1.0, named, worst, peak);
+                           findings, total_faults ? static_cast<double>(named) / total_faults : 1.0, named, worst, peak, added);
   for (const auto& [kind, n] : by_kind) std::cout << fmt::format("  {}: {} of {} named\n", kind, n.first, n.second);
   return 0;
 }

@@ -2,21 +2,34 @@
 // current RSS when 5 is written to /proc/self/clear_refs.
 #pragma once
 
+#include <malloc.h>
+
 #include <cstdlib>
 #include <fstream>
 #include <string>
 
 namespace hpn::bench {
 
-inline void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
-
-inline long peak_mb() {
+// A field of /proc/self/status in MB, -1 if absent.
+inline long status_mb(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::atol(line.c_str() + 6) / 1024;
+    if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + field.size()) / 1024;
   }
   return -1;
+}
+
+inline void reset_peak() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+inline long peak_mb() { return status_mb("VmHWM:"); }
+
+// The RSS now, once the heap has given back what earlier stages freed: what
+// a stage adds is then peak_mb() less this, not hidden in pages malloc
+// kept from before.
+inline long live_mb() {
+  malloc_trim(0);
+  return status_mb("VmRSS:");
 }
 
 }  // namespace hpn::bench

@@ -87,9 +87,13 @@ std::string FabricIndex::name(PortRef p) const {
 }
 
 int FabricIndex::nic_of_address(int device, const std::string& address) const {
+  const auto [owner, nic] = owner_of_address(address);
+  return owner == device ? nic : -1;
+}
+
+std::pair<int, int> FabricIndex::owner_of_address(const std::string& address) const {
   auto it = addresses_.find(address);
-  if (it == addresses_.end() || it->second.first != device) return -1;
-  return it->second.second;
+  return it == addresses_.end() ? std::pair{-1, -1} : it->second;
 }
 
 }  // namespace hpn

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "blueprint/model.h"
@@ -43,6 +44,8 @@ class FabricIndex {
   std::string name(PortRef p) const;         // "device:port"
   // The host NIC (0 = front end) whose bond carries `address`, or -1.
   int nic_of_address(int device, const std::string& address) const;
+  // The host and NIC whose bond carries `address`, or {-1, -1}.
+  std::pair<int, int> owner_of_address(const std::string& address) const;
 
  private:
   const Blueprint& bp_;

@@ -19,10 +19,12 @@ namespace hpn::probe {
 
 namespace {
 
-// A probe as both ends name it: run id (run_id_of(), as a listener writes
-// it), number, and the sender's address and source port. The address views
-// the observation's own text, which outlives every key: no copies per probe.
-using ProbeKey = std::tuple<std::uint64_t, std::uint64_t, std::string_view, int>;
+// A flow: sender, its port, destination address and source port hash alike
+// every time, so its probes take one path.
+struct FlowKey {
+  std::int32_t sender = 0, port = 0, address = 0, source_port = 0;
+  friend auto operator<=>(const FlowKey&, const FlowKey&) = default;
+};
 
 // The directed cable from -> to, or -1 when the plan has no such cable.
 DirectedCable link_of(const FabricIndex& f, PortRef from, PortRef to) {
@@ -32,10 +34,11 @@ DirectedCable link_of(const FabricIndex& f, PortRef from, PortRef to) {
   return e.cable * 2 + e.end;
 }
 
-// The planned cables a trace crossed, from `out` through `hops` to `end`
-// (invalid `end`: the trace ends at its last hop, a switch probe's).
-std::vector<DirectedCable> trace_of(const FabricIndex& f, PortRef out, const std::vector<ObservedHop>& hops, PortRef end) {
-  std::vector<DirectedCable> links;
+// Appends to `links` the planned cables a trace crossed, from `out` through
+// `hops` to `end` (invalid `end`: the trace ends at its last hop, a switch
+// probe's). Appending lets the caller reuse one buffer for every trace.
+void trace_of(const FabricIndex& f, PortRef out, const std::vector<ObservedHop>& hops, PortRef end,
+              std::vector<DirectedCable>& links) {
   auto push = [&](DirectedCable l) {
     if (l >= 0) links.push_back(l);
   };
@@ -43,45 +46,59 @@ std::vector<DirectedCable> trace_of(const FabricIndex& f, PortRef out, const std
     const int device = hop.node_id < 0 ? -1 : f.device_by_node_id(hop.node_id);
     const PortRef in{device, f.port_by_id(device, hop.ingress_if)};
     push(link_of(f, out, in));
-    if (hop.egress_if < 0) return links;
+    if (hop.egress_if < 0) return;
     out = {device, f.port_by_id(device, hop.egress_if)};
   }
   push(link_of(f, out, end));
-  return links;
 }
 
 class EvidenceBuilder {
  public:
-  EvidenceBuilder(const FabricIndex& f, LossEvidence& e) : f_(f), bp_(f.blueprint()), e_(e) {}
+  EvidenceBuilder(const FabricIndex& f, const ObservationIndex& index, LossEvidence& e)
+      : f_(f), index_(index), obs_(index.observations()), e_(e), listening_(f.blueprint().devices.size(), false) {}
 
-  std::vector<DirectedCable> trace(PortRef out, const std::vector<ObservedHop>& hops, PortRef end) const {
-    return trace_of(f_, out, hops, end);
-  }
-
-  void run(const std::vector<Observation>& obs) {
+  void run() {
+    const std::vector<Observation>& obs = obs_;
+    // Sorted vectors rather than maps: a pod's run has over a million
+    // records, and a node per record costs more than the records' own
+    // evidence (diagnosis_bench).
     for (std::size_t i = 0; i < obs.size(); ++i) {
       const Observation& o = obs[i];
+      const ResolvedObservation& r = index_[i];
+      const auto index = static_cast<std::uint32_t>(i);
       if (o.src_device.empty()) {
-        if (const int d = f_.device_by_name(o.dst_device); d >= 0) listening_.insert(d);
+        if (r.dst >= 0) listening_[r.dst] = true;
         // A run no sender's id matches names no probe of this run.
         const std::optional<std::uint64_t> run = listener_run_id(o.run);
         if (!run) continue;
-        auto& h = heard_[{*run, o.probe, o.src_address, o.src_udp_port}];
-        h.attempts.insert(o.attempt);
-        h.record = &o;
+        heard_.push_back({{*run, o.probe, r.src_address, o.src_udp_port}, o.attempt, index});
       } else if (o.direction == "reverse" && o.received) {
-        replies_[{run_id_of(o.run), o.probe, o.dst_address, o.dst_udp_port}] = &o;
+        replies_.push_back({{run_id_of(o.run), o.probe, r.dst_address, o.dst_udp_port}, index});
       }
     }
+    std::sort(heard_.begin(), heard_.end());
+    std::sort(replies_.begin(), replies_.end());
     // The path a flow was seen to take (its five-tuple hashes the same way
-    // every time): what a probe of it lost on every attempt crossed.
-    for (const auto& o : obs) {
+    // every time): what a probe of it lost on every attempt crossed. The
+    // first forward record of the flow shows it, and the reply to the
+    // first of its probes that has one shows the way back.
+    std::vector<Flow> flows;
+    for (std::size_t i = 0; i < obs.size(); ++i) {
+      const Observation& o = obs[i];
       if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
-      const FlowKey flow{o.src_device, o.src_port, o.dst_address, o.src_udp_port};
-      learned_.try_emplace(flow, &o);
-      auto reply = replies_.find({run_id_of(o.run), o.probe, o.src_address, o.src_udp_port});
-      if (reply != replies_.end()) learned_back_.try_emplace(flow, reply->second);
+      const ResolvedObservation& r = index_[i];
+      const std::uint32_t reply = reply_to({run_id_of(o.run), o.probe, r.src_address, o.src_udp_port});
+      flows.push_back({flow_of(r, o), static_cast<std::uint32_t>(i), reply});
     }
+    std::stable_sort(flows.begin(), flows.end(), [](const Flow& a, const Flow& b) { return a.key < b.key; });
+    for (const Flow& f : flows) {
+      if (learned_.empty() || learned_.back().key != f.key) {
+        learned_.push_back(f);
+      } else if (learned_.back().reply == kNone) {
+        learned_.back().reply = f.reply;
+      }
+    }
+    flows = {};
     for (const auto& o : obs) {
       if (o.src_device.empty()) continue;
       if (o.direction == "forward") forward(o);
@@ -93,19 +110,46 @@ class EvidenceBuilder {
   }
 
  private:
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+
   struct Half {
-    std::vector<DirectedCable> known;
+    std::vector<DirectedCable> known;  // kept between probes: one buffer for every trace
     int group = -1;
     int unseen = 0;
     bool traced = true;  // false: no trace shows it, and it is no evidence
   };
 
-  DirectedCable link(PortRef from, PortRef to) const { return link_of(f_, from, to); }
-  // The cable at `port`, in the direction away from it (or toward it).
-  DirectedCable away(PortRef port, bool toward = false) const {
-    if (!port.valid()) return -1;
-    const CableEnd e = f_.cable_at(port);
-    return e.cable < 0 ? -1 : e.cable * 2 + (toward ? 1 - e.end : e.end);
+  // A receiver's record of an arrival: its probe, the attempt that arrived,
+  // and where the record is among the observations.
+  struct Heard {
+    ProbeId key;
+    int attempt = 1;
+    std::uint32_t index = 0;
+    friend auto operator<=>(const Heard&, const Heard&) = default;
+  };
+  struct Reply {
+    ProbeId key;
+    std::uint32_t index = 0;  // of the sender's reverse record
+    friend auto operator<=>(const Reply&, const Reply&) = default;
+  };
+  struct Flow {
+    FlowKey key;
+    std::uint32_t forward = 0, reply = kNone;  // the records that show it each way
+  };
+
+  // Names not in the plan: forward() leaves such records out, so their
+  // flows, keyed -1, are never asked for.
+  static FlowKey flow_of(const ResolvedObservation& r, const Observation& o) {
+    return {r.src, r.src_port, r.dst_address, o.src_udp_port};
+  }
+
+  // The reply to a probe, kNone if none: its last reverse record, as a
+  // later record of the same probe replaces an earlier one.
+  std::uint32_t reply_to(const ProbeId& key) const {
+    auto it = std::upper_bound(replies_.begin(), replies_.end(), key,
+                               [](const ProbeId& k, const Reply& r) { return k < r.key; });
+    if (it == replies_.begin() || std::prev(it)->key != key) return kNone;
+    return std::prev(it)->index;
   }
 
   // Only traced paths are evidence: a probe no trace speaks for may have
@@ -133,52 +177,63 @@ class EvidenceBuilder {
     e_.transmissions.push_back(t);
   }
 
+  // The way a record shows from the sender to the destination, and back.
+  void trace_there(Half& h, PortRef sender, int dst, const Observation& r) {
+    trace_of(f_, sender, r.hops, {dst, index_.rx_port(dst, r)}, h.known);
+    h.traced = true;
+  }
+  void trace_back(Half& h, int src, int dst, const Observation& r) {
+    trace_of(f_, {dst, index_.src_port(dst, r)}, r.hops, {src, index_.rx_port(src, r)}, h.known);
+    h.traced = true;
+  }
+
   void forward(const Observation& o) {
-    const int src = f_.device_by_name(o.src_device), dst = f_.device_by_name(o.dst_device);
+    const ResolvedObservation& r = index_.of(o);
+    const int src = r.src, dst = r.dst;
     if (src < 0 || dst < 0) return;
-    const PortRef sender{src, f_.port_by_name(src, o.src_port)};
+    const PortRef sender{src, r.src_port};
     if (!sender.valid()) return;
-    const ProbeKey key{run_id_of(o.run), o.probe, o.src_address, o.src_udp_port};
-    auto heard = heard_.find(key);
-    Half there, back;
-    bool there_known = false, back_known = false;
+    const ProbeId key{run_id_of(o.run), o.probe, r.src_address, o.src_udp_port};
+    // The receiver's records of this probe, by attempt.
+    const auto heard = std::equal_range(heard_.begin(), heard_.end(), Heard{key, std::numeric_limits<int>::min(), 0},
+                                        [](const Heard& a, const Heard& b) { return a.key < b.key; });
+    Half& there = there_;
+    Half& back = back_;
+    there.known.clear();
+    back.known.clear();
+    there.traced = back.traced = false;
     if (o.received) {
-      there.known = trace(sender, o.hops, {dst, f_.port_by_name(dst, o.rx_port)});
-      there_known = true;
-    } else if (heard != heard_.end()) {
-      // The receiver's record of an arrival: the same trace, its sender's port from the plan.
-      const Observation& h = *heard->second.record;
-      there.known = trace(sender, h.hops, {dst, f_.port_by_name(dst, h.rx_port)});
-      there_known = true;
+      trace_there(there, sender, dst, o);
+    } else if (heard.first != heard.second) {
+      // The receiver's record of an arrival: the same trace, its sender's
+      // port from the plan. The last record of the probe, as before.
+      const auto last = std::max_element(heard.first, heard.second,
+                                         [](const Heard& a, const Heard& b) { return a.index < b.index; });
+      trace_there(there, sender, dst, obs_[last->index]);
     }
-    auto reply = replies_.find(key);
-    if (reply != replies_.end()) {
-      const Observation& r = *reply->second;
-      back.known = trace({dst, f_.port_by_name(dst, r.src_port)}, r.hops, {src, f_.port_by_name(src, r.rx_port)});
-      back_known = true;
-    }
-    const FlowKey flow{o.src_device, o.src_port, o.dst_address, o.src_udp_port};
-    if (auto seen = learned_.find(flow); !there_known && seen != learned_.end()) {
-      const Observation& l = *seen->second;
-      there.known = trace(sender, l.hops, {dst, f_.port_by_name(dst, l.rx_port)});
-      there_known = true;
-    }
-    if (auto seen = learned_back_.find(flow); !back_known && seen != learned_back_.end()) {
-      const Observation& r = *seen->second;
-      back.known = trace({dst, f_.port_by_name(dst, r.src_port)}, r.hops, {src, f_.port_by_name(src, r.rx_port)});
-      back_known = true;
+    if (const std::uint32_t reply = reply_to(key); reply != kNone) trace_back(back, src, dst, obs_[reply]);
+    if (!there.traced || !back.traced) {
+      const FlowKey flow = flow_of(r, o);
+      auto seen = std::lower_bound(learned_.begin(), learned_.end(), flow,
+                                   [](const Flow& a, const FlowKey& k) { return a.key < k; });
+      if (seen != learned_.end() && seen->key == flow) {
+        if (!there.traced) trace_there(there, sender, dst, obs_[seen->forward]);
+        if (!back.traced && seen->reply != kNone) trace_back(back, src, dst, obs_[seen->reply]);
+      }
     }
     // A half no trace shows is no evidence (emit).
-    there.traced = there_known;
-    back.traced = back_known;
     const int k = std::max(1, o.attempt);
-    if (listening_.count(dst)) {
-      // The receiver's records say which attempts arrived: each half on its own.
+    if (listening_[dst]) {
+      // The receiver's records say which attempts arrived: each half on
+      // its own. Sorted by attempt, so each distinct one counts once.
       int arrived = 0;
-      if (heard != heard_.end()) {
-        for (int a : heard->second.attempts) arrived += a <= k ? 1 : 0;
+      bool this_one = false;
+      for (auto h = heard.first; h != heard.second; ++h) {
+        if (h != heard.first && std::prev(h)->attempt == h->attempt) continue;
+        arrived += h->attempt <= k ? 1 : 0;
+        this_one = this_one || h->attempt == k;
       }
-      if (o.received && (heard == heard_.end() || !heard->second.attempts.count(k))) ++arrived;
+      if (o.received && !this_one) ++arrived;
       arrived = std::min(arrived, k);
       // The way there, from the receiver's records, exactly. The way back
       // is not counted: a reply late past the retry timeout makes the
@@ -198,19 +253,15 @@ class EvidenceBuilder {
     }
   }
 
-  struct Heard {
-    std::set<int> attempts;
-    const Observation* record = nullptr;
-  };
-
   const FabricIndex& f_;
-  const Blueprint& bp_;
+  const ObservationIndex& index_;
+  const std::vector<Observation>& obs_;
   LossEvidence& e_;
-  std::map<ProbeKey, Heard> heard_;
-  std::map<ProbeKey, const Observation*> replies_;
-  using FlowKey = std::tuple<std::string_view, std::string_view, std::string_view, int>;  // sender, its port, destination, source port
-  std::map<FlowKey, const Observation*> learned_, learned_back_;
-  std::set<int> listening_;
+  std::vector<Heard> heard_;    // sorted
+  std::vector<Reply> replies_;  // sorted
+  std::vector<Flow> learned_;   // sorted by key, one per flow
+  std::vector<bool> listening_;  // by device: a receiver's record came from it
+  Half there_, back_;
 };
 
 }  // namespace
@@ -219,12 +270,18 @@ std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observ
   const int src = fabric.device_by_name(o.src_device), dst = fabric.device_by_name(o.dst_device);
   if (!o.received || src < 0 || dst < 0) return {};
   const PortRef end = o.direction == "expired" ? PortRef{} : PortRef{dst, fabric.port_by_name(dst, o.rx_port)};
-  return trace_of(fabric, {src, fabric.port_by_name(src, o.src_port)}, o.hops, end);
+  std::vector<DirectedCable> links;
+  trace_of(fabric, {src, fabric.port_by_name(src, o.src_port)}, o.hops, end, links);
+  return links;
 }
 
 LossEvidence collect_loss_evidence(const FabricIndex& fabric, const std::vector<Observation>& observations) {
+  return collect_loss_evidence(fabric, ObservationIndex(fabric, observations));
+}
+
+LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationIndex& observations) {
   LossEvidence e;
-  EvidenceBuilder(fabric, e).run(observations);
+  EvidenceBuilder(fabric, observations, e).run();
   return e;
 }
 

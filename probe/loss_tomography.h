@@ -33,6 +33,7 @@
 
 #include "blueprint/fabric_index.h"
 #include "probe/observation.h"
+#include "probe/observation_index.h"
 
 namespace hpn::probe {
 
@@ -56,6 +57,8 @@ struct LossEvidence {
 // From a run's observations (senders' and receivers' records); records
 // naming devices or ports the blueprint lacks are left out.
 LossEvidence collect_loss_evidence(const FabricIndex& fabric, const std::vector<Observation>& observations);
+// The same from observations already resolved.
+LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationIndex& observations);
 
 // The directed cables a sender's received record (forward, reverse or
 // expired) shows crossed, in path order.

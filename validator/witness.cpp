@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
-#include <string_view>
 #include <tuple>
 
+#include "probe/observation_index.h"
 #include "probe/payload.h"
 #include "probe/probe_plan.h"
 
@@ -14,23 +15,24 @@ namespace {
 
 class Collector {
  public:
-  Collector(const FabricIndex& f, Witnesses& w) : f_(f), w_(w) {}
+  Collector(const FabricIndex& f, const probe::ObservationIndex& index, Witnesses& w) : f_(f), index_(index), w_(w) {}
 
   void add(const probe::Observation& o) {
     ++w_.observations;
-    if (o.src_device.empty()) return add_as_receiver(o);
-    int src = f_.device_by_name(o.src_device), dst = f_.device_by_name(o.dst_device);
+    const probe::ResolvedObservation& r = index_.of(o);
+    if (o.src_device.empty()) return add_as_receiver(o, r);
+    int src = r.src, dst = r.dst;
     if (src < 0) w_.unknown_devices.insert(o.src_device);
     if (dst < 0) w_.unknown_devices.insert(o.dst_device);
     if (src < 0 || dst < 0) return;
     const Blueprint& bp = f_.blueprint();
-    if (o.direction == "expired") return add_expired(o, src);
+    if (o.direction == "expired") return add_expired(o, r);
     w_.probed_hosts.insert(src);
     w_.probed_hosts.insert(dst);
     if (bp.devices[src].pod != bp.devices[dst].pod) w_.inter_pod = true;
-    PortRef sender{src, f_.port_by_name(src, o.src_port)};
+    PortRef sender{src, r.src_port};
     // The reply is part of its probe's round trip, counted with it.
-    if (o.direction != "reverse") expect_round_trip(sender, dst, o.dst_address);
+    if (o.direction != "reverse") expect_round_trip(sender, dst, r.dst_address);
     if (!o.received) {
       ++w_.lost;
       return;
@@ -48,7 +50,7 @@ class Collector {
         ++w_.core_hops[{device, in.port, bp.devices[dst].pod, out.port}];
       }
     }
-    link(out, {dst, f_.port_by_name(dst, o.rx_port)});
+    link(out, {dst, r.rx_port});
   }
 
  private:
@@ -72,18 +74,16 @@ class Collector {
   // sender's port to the switch that answered (its last hop); nothing comes
   // back through the fabric with a trace, so only these directions are
   // witnessed, and nothing is expected of any cable when it is lost.
-  void add_expired(const probe::Observation& o, int src) {
-    w_.probed_hosts.insert(src);
+  void add_expired(const probe::Observation& o, const probe::ResolvedObservation& r) {
+    w_.probed_hosts.insert(r.src);
     if (!o.received) {
       ++w_.lost;
       return;
     }
     ++w_.received;
     ++w_.expired;
-    if (const int dst = f_.device_by_name(o.dst_device); dst >= 0 && f_.blueprint().devices[dst].role != Role::host) {
-      w_.probed_switches.insert(dst);
-    }
-    PortRef out{src, f_.port_by_name(src, o.src_port)};
+    if (r.dst >= 0 && f_.blueprint().devices[r.dst].role != Role::host) w_.probed_switches.insert(r.dst);
+    PortRef out{r.src, r.src_port};
     for (const auto& hop : o.hops) {
       int device = hop.node_id < 0 ? -1 : f_.device_by_node_id(hop.node_id);
       PortRef in{device, f_.port_by_id(device, hop.ingress_if)};
@@ -96,8 +96,8 @@ class Collector {
 
   // A probe as its receiver saw it: every link of its path but the first
   // (only the sender knows which port it left from).
-  void add_as_receiver(const probe::Observation& o) {
-    int dst = f_.device_by_name(o.dst_device);
+  void add_as_receiver(const probe::Observation& o, const probe::ResolvedObservation& r) {
+    const int dst = r.dst;
     if (dst < 0) {
       w_.unknown_devices.insert(o.dst_device);
       return;
@@ -112,29 +112,29 @@ class Collector {
       walk.step(device);
       PortRef in{device, f_.port_by_id(device, hop.ingress_if)};
       if (!first) link(out, in);
-      if (first) credit_first_cable(in, o.src_address);
+      if (first) credit_first_cable(in, r.src_address);
       first = false;
       out = {device, f_.port_by_id(device, hop.egress_if)};
     }
-    if (!first) link(out, {dst, f_.port_by_name(dst, o.rx_port)});
+    if (!first) link(out, {dst, r.rx_port});
   }
 
   // The first cable of the receiver's trace, when the plan says whose it is:
   // the first switch's ingress port is planned to a port of the host that
   // owns the probe's source address. A probe whose reply was lost still
   // shows that its sender's cable carries light toward the ToR.
-  void credit_first_cable(PortRef first_ingress, const std::string& src_address) {
+  void credit_first_cable(PortRef first_ingress, std::int32_t src_address) {
     if (!first_ingress.valid()) return;
     PortRef host = f_.far_end(first_ingress);
     if (!host.valid() || f_.blueprint().devices[host.device].role != Role::host) return;
-    if (f_.nic_of_address(host.device, src_address) != f_.port(host).nic) return;
+    if (index_.nic_of_address(host.device, src_address) != f_.port(host).nic) return;
     link(host, first_ingress);
   }
 
   // A probe and its reply cross the sender's cable and the destination's
   // arrival cable, each both ways (probe::round_trip()).
-  void expect_round_trip(PortRef sender, int dst, const std::string& address) {
-    const probe::RoundTrip trip = probe::round_trip(f_, sender, dst, f_.nic_of_address(dst, address));
+  void expect_round_trip(PortRef sender, int dst, std::int32_t address) {
+    const probe::RoundTrip trip = probe::round_trip(f_, sender, dst, index_.nic_of_address(dst, address));
     for (int cable : {trip.sender_cable, trip.arrival_cable}) {
       if (cable < 0) continue;
       for (auto& d : w_.cables[cable].dir) {
@@ -160,6 +160,7 @@ class Collector {
   }
 
   const FabricIndex& f_;
+  const probe::ObservationIndex& index_;
   Witnesses& w_;
 };
 
@@ -169,27 +170,36 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
   Witnesses w;
   w.cables.resize(fabric.blueprint().cables.size());
   w.device_seen.assign(fabric.blueprint().devices.size(), false);
-  Collector c(fabric, w);
-  // A probe the sender saw answered is already witnessed end to end: the
-  // receiver's own record of it would count its links twice.
-  // A probe is its run, number and five-tuple (senders of one run may reuse numbers).
-  // The run is its id as a listener writes it (probe::listener_run_id); the
-  // address views the observation's text, which outlives the set.
-  using Key = std::tuple<uint64_t, uint64_t, std::string_view, int>;
-  std::set<Key> answered;
-  for (const auto& o : obs) {
-    if (!o.src_device.empty() && o.direction == "forward" && o.received) {
-      answered.insert({probe::run_id_of(o.run), o.probe, o.src_address, o.src_udp_port});
+  const probe::ObservationIndex index(fabric, obs);
+  Collector c(fabric, index, w);
+  {
+    // A probe the sender saw answered is already witnessed end to end: the
+    // receiver's own record of it would count its links twice.
+    // A probe is its run, number and five-tuple (senders of one run may
+    // reuse numbers); the run is its id as a listener writes it
+    // (probe::listener_run_id). A sorted vector: a set's node per probe
+    // cost more than the rest of the witnesses at pod scale.
+    std::vector<probe::ProbeId> answered;
+    for (std::size_t i = 0; i < obs.size(); ++i) {
+      const probe::Observation& o = obs[i];
+      if (!o.src_device.empty() && o.direction == "forward" && o.received) {
+        answered.push_back({probe::run_id_of(o.run), o.probe, index[i].src_address, o.src_udp_port});
+      }
+    }
+    std::sort(answered.begin(), answered.end());
+    for (std::size_t i = 0; i < obs.size(); ++i) {
+      const probe::Observation& o = obs[i];
+      if (o.src_device.empty()) {
+        const std::optional<uint64_t> run = probe::listener_run_id(o.run);
+        if (run && std::binary_search(answered.begin(), answered.end(),
+                                      probe::ProbeId{*run, o.probe, index[i].src_address, o.src_udp_port})) {
+          continue;
+        }
+      }
+      c.add(o);
     }
   }
-  for (const auto& o : obs) {
-    if (o.src_device.empty()) {
-      const std::optional<uint64_t> run = probe::listener_run_id(o.run);
-      if (run && answered.count({*run, o.probe, o.src_address, o.src_udp_port})) continue;
-    }
-    c.add(o);
-  }
-  w.loss = probe::collect_loss_evidence(fabric, obs);
+  w.loss = probe::collect_loss_evidence(fabric, index);
   return w;
 }
 
