@@ -103,9 +103,9 @@ Result<PlanStep> write_step(const Blueprint& bp, const std::string& dir, const P
   nlohmann::ordered_json this_round = nullptr;
   if (round) {
     const std::string relative = "rounds/" + round->name;
+    // A round an earlier invocation wrote before failing is replaced.
     auto staged = StagedDirectory::begin((fs::path(dir) / relative).string(),
                                          {"the round's plan files", "a probe plan's round", ".round"});
-    // (A round left by an invocation that failed after it is replaced.)
     if (!staged) return staged.error();
     if (auto st = write_file_atomic((staged->path() / ".round").string(), round->name + "\n"); !st) return st.error();
     nlohmann::ordered_json senders = nlohmann::ordered_json::array();

@@ -111,7 +111,6 @@ class ProbeRounds {
   Phase phase_ = Phase::switches;
   int number_ = 0;  // rounds handed out in this phase
   std::vector<ProbeTarget> switch_plan_, host_plan_;  // every target of each phase, merged
-  std::vector<ProbeTarget> pending_;                  // the phase's next round, not handed out yet
   std::vector<PlanEntry> entries_;
 };
 
