@@ -9,7 +9,13 @@
 // during it, and what the diff added to the RSS it started from (the
 // blueprint and the observations it was handed).
 //
-//   diagnosis_bench [--seeds N] [--faults N] [--loss-budget N] [--verbose]
+//   diagnosis_bench [--seeds N] [--first-seed N] [--faults N] [--loss-budget N]
+//                   [--rounds N] [--max-background PCT] [--verbose] [--debug-loss]
+//
+// --rounds: the probe plan's rounds per phase (8, as verify --lab);
+// --max-background: the diff's --lossy-max-background (1); --debug-loss:
+// per injected loss, what the estimate made of its direction (culprit,
+// undecided or nothing, its attempts and losses).
 //
 // Not a test: it asserts nothing and is run by hand; figures are in README.
 #include <fmt/format.h>
@@ -22,18 +28,24 @@
 #include "bench/peak_memory.h"
 #include "planner/plan.h"
 #include "planner/spec_loader.h"
+#include "probe/loss_tomography.h"
 #include "validator/fault_mix.h"
 
 int main(int argc, char** argv) {
-  int seeds = 20, faults = 100, budget = 20000;
-  bool verbose = false;
+  int seeds = 20, faults = 100, budget = 20000, first = 1, rounds = 8;
+  double max_background = -1;  // percent; < 0: the diff's default
+  bool verbose = false, debug_loss = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--verbose") verbose = true;
+    if (a == "--debug-loss") debug_loss = true;
     if (i + 1 >= argc) continue;
     if (a == "--seeds") seeds = std::atoi(argv[++i]);
     else if (a == "--faults") faults = std::atoi(argv[++i]);
     else if (a == "--loss-budget") budget = std::atoi(argv[++i]);
+    else if (a == "--rounds") rounds = std::atoi(argv[++i]);
+    else if (a == "--first-seed") first = std::atoi(argv[++i]);
+    else if (a == "--max-background") max_background = std::atof(argv[++i]);
   }
   auto spec = hpn::default_spec();
   auto plan = hpn::make_plan(std::move(spec.value()), "bench");
@@ -51,7 +63,7 @@ int main(int argc, char** argv) {
   double worst = 0;
   long peak = 0, added = 0;
   std::map<std::string, std::pair<int, int>> by_kind;
-  for (int seed = 1; seed <= seeds; ++seed) {
+  for (int seed = first; seed < first + seeds; ++seed) {
     std::mt19937_64 random(static_cast<uint64_t>(seed));
     auto wiring = hpn::validator::planned_wiring(fabric);
     const auto injected = hpn::validator::inject_faults(fabric, wiring, faults, random);
@@ -62,13 +74,15 @@ int main(int argc, char** argv) {
     hpn::probe::PlanOptions options;
     options.silence.attempts = 3;
     options.loss_probes = budget;
-    const auto run = hpn::validator::simulate_verify(model, hosts, options, 3);
+    const auto run = hpn::validator::simulate_verify(model, hosts, options, 3, rounds);
     hpn::validator::DiffOptions diff_options;
     diff_options.silence.attempts = 3;
+    if (max_background >= 0) diff_options.loss.max_background = max_background / 100;
     const long before = hpn::bench::live_mb();
     hpn::bench::reset_peak();
     const auto t0 = std::chrono::steady_clock::now();
-    const auto report = hpn::validator::diff(fabric, hpn::validator::collect_witnesses(fabric, run.observations), diff_options);
+    const auto witnesses = hpn::validator::collect_witnesses(fabric, run.observations);
+    const auto report = hpn::validator::diff(fabric, witnesses, diff_options);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const long seed_peak = hpn::bench::peak_mb();
     peak = std::max(peak, seed_peak);
@@ -87,6 +101,32 @@ int main(int argc, char** argv) {
                              "precision {:.3f}, recall {:.3f}, diff {:.3f} s, peak RSS {} MB ({} MB before it)\n",
                              seed, background * 100, score.faults, run.probes, run.rounds, run.observations.size(),
                              score.precision(), score.recall(), seconds, seed_peak, before);
+    if (debug_loss) {
+      const auto est = hpn::probe::estimate_loss(witnesses.loss, bp.cables.size(), diff_options.loss);
+      std::cout << fmt::format("  baseline {:.4f}, {} tested, {} culprits, {} undecided\n", est.baseline, est.tested,
+                               est.culprits.size(), est.undecided.size());
+      // Raw counts per direction: attempts over transmissions crossing it.
+      std::map<int, std::pair<long, long>> raw;
+      for (const auto& t : witnesses.loss.transmissions) {
+        for (uint32_t k = t.first; k < t.first + t.count; ++k) {
+          auto& r = raw[witnesses.loss.crossings[k]];
+          r.first += t.attempts;
+          r.second += t.lost;
+        }
+      }
+      for (const auto& f : injected) {
+        if (f.kind != "lossy") continue;
+        const int d = f.cables[0] * 2 + f.direction;
+        std::string what = "none";
+        for (const auto& c : est.culprits)
+          if (c.cable == f.cables[0] && c.direction == f.direction)
+            what = fmt::format("culprit {:.3f} [{:.3f},{:.3f}] {}/{} exp {:.1f}", c.rate, c.low, c.high, c.lost, c.attempts, c.expected_lost);
+        for (const auto& c : est.undecided)
+          if (c.cable == f.cables[0] && c.direction == f.direction)
+            what = fmt::format("undecided {:.3f} {}/{} exp {:.1f} logp {:.1f}", c.rate, c.lost, c.attempts, c.expected_lost, c.log_p);
+        std::cout << fmt::format("  {} {} raw {}/{}: {}\n", f.fault, bp.cables[f.cables[0]].id, raw[d].second, raw[d].first, what);
+      }
+    }
     if (verbose) {
       for (const auto& m : score.misses) std::cout << "    " << m << '\n';
     }
