@@ -176,8 +176,11 @@ TEST_CASE("verify/lab loss: lab up --loss drops that share of every cable's pack
 TEST_CASE("verify/lab loss: a correctly wired lab under 1, 5 and 10% loss has no missing or unidirectional cable") {
   if (!usable()) return;
   LossyLab lab;
+  // Two runs at 5 and 10%, one at 1%: a false missing or unidirectional
+  // comes from loss silencing a direction, and that is likeliest where the
+  // loss is high. (Nine runs, three at each, cost CI two more minutes.)
   for (int loss : {1, 5, 10}) {
-    for (int run = 0; run < 3; ++run) {
+    for (int run = 0; run < (loss == 1 ? 1 : 2); ++run) {
       // Background loss alone is the subject here, not gray failures: the
       // lossy judge is off (at 5 and 10% it is off by default). At 1% it
       // would judge, and in one CI run it named a healthy host cable 4.2%
@@ -202,18 +205,22 @@ TEST_CASE("verify/lab loss: one direction broken under 5 and 10% loss is its one
     const char* port;
     const char* fault;
   };
-  for (const Break& b : {Break{"host-p0-s00-h004", "nic2p1", "drop-a-z"},  // host -> ToR
-                         Break{"host-p0-s00-h004", "nic2p1", "drop-z-a"},  // ToR -> host
-                         Break{"tor-p0-s01-r2b", "etp6", "drop-a-z"}}) {   // ToR -> aggregation
-    for (int loss : {5, 10}) {
-      LossyLab lab;
-      const std::string cable = lab.fault(b.device, b.port, b.fault);
-      auto report = lab.verify(loss);
-      INFO(b.device << ":" << b.port << " " << b.fault << " under " << loss << "% loss\n" << report.dump(2));
-      REQUIRE(report["findings"].size() == 1);
-      const auto& f = report["findings"][0];
-      CHECK(f["kind"] == "unidirectional");
-      CHECK(f["cables"] == nlohmann::json::array({cable}));
-    }
+  struct Case {
+    Break fault;
+    int loss;
+  };
+  // Each break under one of the two levels: a lab bring-up per case, and
+  // each break under both (six bring-ups) took no path these three do not.
+  for (const auto& [b, loss] : {Case{{"host-p0-s00-h004", "nic2p1", "drop-a-z"}, 10},  // host -> ToR
+                                Case{{"host-p0-s00-h004", "nic2p1", "drop-z-a"}, 5},   // ToR -> host
+                                Case{{"tor-p0-s01-r2b", "etp6", "drop-a-z"}, 10}}) {   // ToR -> aggregation
+    LossyLab lab;
+    const std::string cable = lab.fault(b.device, b.port, b.fault);
+    auto report = lab.verify(loss);
+    INFO(b.device << ":" << b.port << " " << b.fault << " under " << loss << "% loss\n" << report.dump(2));
+    REQUIRE(report["findings"].size() == 1);
+    const auto& f = report["findings"][0];
+    CHECK(f["kind"] == "unidirectional");
+    CHECK(f["cables"] == nlohmann::json::array({cable}));
   }
 }
