@@ -10,12 +10,13 @@
 // blueprint and the observations it was handed).
 //
 //   diagnosis_bench [--seeds N] [--first-seed N] [--faults N] [--loss-budget N]
-//                   [--rounds N] [--max-background PCT] [--verbose] [--debug-loss]
+//                   [--rounds N] [--max-background PCT] [--verbose] [--debug-loss] [--dump-cable ID]
 //
 // --rounds: the probe plan's rounds per phase (8, as verify --lab);
 // --max-background: the diff's --lossy-max-background (1); --debug-loss:
 // per injected loss, what the estimate made of its direction (culprit,
-// undecided or nothing, its attempts and losses).
+// undecided or nothing, its attempts and losses); --dump-cable: every
+// transmission of the loss evidence across that cable, with its path.
 //
 // Not a test: it asserts nothing and is run by hand; figures are in README.
 #include <fmt/format.h>
@@ -32,9 +33,11 @@
 #include "validator/fault_mix.h"
 
 int main(int argc, char** argv) {
-  int seeds = 20, faults = 100, budget = 20000, first = 1, rounds = 8;
+  int seeds = 20, faults = 100, first = 1, rounds = 8;
+  long budget = 200000;
   double max_background = -1;  // percent; < 0: the diff's default
   bool verbose = false, debug_loss = false;
+  std::string dump_cable;  // --dump-cable ID: the loss evidence's transmissions across it
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--verbose") verbose = true;
@@ -42,10 +45,11 @@ int main(int argc, char** argv) {
     if (i + 1 >= argc) continue;
     if (a == "--seeds") seeds = std::atoi(argv[++i]);
     else if (a == "--faults") faults = std::atoi(argv[++i]);
-    else if (a == "--loss-budget") budget = std::atoi(argv[++i]);
+    else if (a == "--loss-budget") budget = std::atol(argv[++i]);
     else if (a == "--rounds") rounds = std::atoi(argv[++i]);
     else if (a == "--first-seed") first = std::atoi(argv[++i]);
     else if (a == "--max-background") max_background = std::atof(argv[++i]);
+    else if (a == "--dump-cable") dump_cable = argv[++i];
   }
   auto spec = hpn::default_spec();
   auto plan = hpn::make_plan(std::move(spec.value()), "bench");
@@ -73,7 +77,7 @@ int main(int argc, char** argv) {
     model.set_loss(background, static_cast<uint64_t>(seed) * 7919);
     hpn::probe::PlanOptions options;
     options.silence.attempts = 3;
-    options.loss_probes = budget;
+    options.loss_budget = budget;
     const auto run = hpn::validator::simulate_verify(model, hosts, options, 3, rounds);
     hpn::validator::DiffOptions diff_options;
     diff_options.silence.attempts = 3;
@@ -97,9 +101,11 @@ int main(int argc, char** argv) {
       by_kind[kind].first += n.first;
       by_kind[kind].second += n.second;
     }
-    std::cout << fmt::format("seed {:2}: background {:.0f}%, {} faults, {} probes in {} rounds, {} observations: "
+    std::cout << fmt::format("seed {:2}: background {:.0f}%, {} faults, {} probes in {} rounds, {} train datagrams in {} "
+                             "loss rounds, {} observations: "
                              "precision {:.3f}, recall {:.3f}, diff {:.3f} s, peak RSS {} MB ({} MB before it)\n",
-                             seed, background * 100, score.faults, run.probes, run.rounds, run.observations.size(),
+                             seed, background * 100, score.faults, run.probes, run.rounds, run.train_datagrams,
+                             run.loss_rounds, run.observations.size(),
                              score.precision(), score.recall(), seconds, seed_peak, before);
     if (debug_loss) {
       const auto est = hpn::probe::estimate_loss(witnesses.loss, bp.cables.size(), diff_options.loss);
@@ -129,6 +135,20 @@ int main(int argc, char** argv) {
     }
     if (verbose) {
       for (const auto& m : score.misses) std::cout << "    " << m << '\n';
+    }
+    if (!dump_cable.empty()) {
+      int cable = -1;
+      for (size_t c = 0; c < bp.cables.size(); ++c) {
+        if (bp.cables[c].id == dump_cable) cable = static_cast<int>(c);
+      }
+      for (const auto& t : witnesses.loss.transmissions) {
+        bool on = false;
+        for (uint32_t k = t.first; k < t.first + t.count; ++k) on = on || witnesses.loss.crossings[k] / 2 == cable;
+        if (!on) continue;
+        std::string path;
+        for (uint32_t k = t.first; k < t.first + t.count; ++k) path += fmt::format(" {}{}", bp.cables[witnesses.loss.crossings[k] / 2].id, witnesses.loss.crossings[k] % 2 ? "<" : ">");
+        std::cout << fmt::format("  tx {}/{} unseen {} groups {} {} :{}\n", t.lost, t.attempts, t.unseen, t.groups[0], t.groups[1], path);
+      }
     }
   }
   std::cout << fmt::format("{} seeds, {} faults: precision {:.4f} ({} of {} findings), recall {:.4f} ({} named); "

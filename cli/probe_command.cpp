@@ -252,7 +252,7 @@ int run_send(SendArgs& a) {
     if (!plan) return fail_located(kInputError, plan.error().message);
     from = plan->from;
     o.destinations = plan->to;
-    for (const auto& p : plan->probes) o.planned.push_back({p.from, p.to, p.source_port, p.entry});
+    for (const auto& p : plan->probes) o.planned.push_back({p.from, p.to, p.source_port, p.entry, p.train});
   } else {
     auto range = probe::parse_port_range(a.source_ports);
     if (!range) return fail(kInputError, "--source-ports " + range.error().message);
@@ -450,12 +450,15 @@ void add_probe_commands(CLI::App& app, int& exit_code) {
           ->check(CLI::Range(1, 64))->capture_default_str(),
       plan_cmd->add_option("--max-probes-per-pair", ps.max_probes_per_pair, "The bound later rounds respect")
           ->check(CLI::Range(1, 4096))->capture_default_str(),
-      plan_cmd->add_option("--max-rounds", ps.max_rounds, "Rounds per phase (switch probes, then hosts)")
+      plan_cmd->add_option("--max-rounds", ps.max_rounds, "Rounds per phase (switch probes, hosts, then losses)")
           ->check(CLI::Range(1, 64))->capture_default_str(),
       plan_cmd->add_flag("--no-switch-probes", plan->no_switch_probes, "Leave out the probes the switches answer"),
       plan_cmd->add_option("--lossy-budget", ps.lossy_budget,
-                           "Probes a round may add to decide directions the loss estimate leaves undecided")
-          ->check(CLI::Range(0, 10000000))->capture_default_str(),
+                           "Attempts the loss rounds' trains may make across any one direction")
+          ->check(CLI::Range(std::int64_t{0}, std::int64_t{100'000'000}))->capture_default_str(),
+      plan_cmd->add_option("--lossy-detect", ps.lossy_detect,
+                           "Percent loss, above the background, the loss rounds' trains are sized to find; 0: none")
+          ->check(CLI::Range(0.0, 100.0))->capture_default_str(),
       plan_cmd->add_option("--assume-loss", ps.assume_loss, "Percent loss a silent direction's probes are allowed")
           ->check(CLI::Range(0.0, 99.0))->capture_default_str(),
       plan_cmd->add_option("--lossy-warn", ps.lossy_warn, "Percent loss of a lossy warning")

@@ -48,8 +48,9 @@ struct VerifyOptions {
   std::string lldp_match = "description";
   double lossy_warn = 1;       // percent: a lossy direction's warning rate
   double lossy_critical = 5;   // percent: and its critical rate
-  int lossy_budget = 2000;     // --lab: probes a round may add to decide lossy directions
-  double lossy_max_background = 1;  // percent: above it no direction is judged lossy
+  std::int64_t lossy_budget = 200000;  // --lab: attempts across any one direction, the loss rounds in all
+  double lossy_detect = 2;     // percent: the loss the trains are sized to find, and undecided below
+  double lossy_max_background = 10;  // percent: above it no direction is judged lossy
   // --probe-plan DIR: the plan the observations were sent by (probe plan);
   // its scope, its rules and its probes' attempts are the diff's.
   std::optional<std::string> probe_plan;
@@ -62,6 +63,7 @@ hpn::probe::LossOptions loss_options(const VerifyOptions& o) {
   loss.warn = o.lossy_warn / 100;
   loss.critical = o.lossy_critical / 100;
   loss.max_background = o.lossy_max_background / 100;
+  loss.detect = o.lossy_detect / 100;
   return loss;
 }
 
@@ -89,6 +91,7 @@ int run_verify(VerifyOptions o, const Verbosity& verbosity) {
     o.lossy_warn = plan->lossy_warn;
     o.lossy_critical = plan->lossy_critical;
     o.lossy_max_background = plan->lossy_max_background;
+    o.lossy_detect = plan->lossy_detect;
     o.attempts = plan->senders.retries + 1;
   }
   hpn::OutputFormat format;
@@ -250,14 +253,19 @@ void add_verify_command(CLI::App& app, int& exit_code) {
                          "Background loss (percent, fitted to the run) above which no cable is judged lossy; "
                          "see hpnctl(1)")
       ->check(CLI::Range(0.0, 100.0))->capture_default_str();
+  verify_cmd->add_option("--lossy-detect", verify->lossy_detect,
+                         "Loss (percent, above the background) the loss rounds' trains are sized to find; a "
+                         "direction whose interval still reaches it is undecided; 0: no loss rounds; see hpnctl(1)")
+      ->check(CLI::Range(0.0, 100.0))->capture_default_str();
   verify_cmd->add_option("--lossy-budget", verify->lossy_budget,
-                         "With --lab: probes each round may add to decide directions whose loss is undecided")
-      ->check(CLI::Range(0, 100000))->capture_default_str();
+                         "With --lab: attempts the loss rounds' trains may make across any one direction")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{100'000'000}))->capture_default_str();
   verify_cmd->add_option("--loss", verify->loss, "With --lab: random loss (percent) on every cable of the lab")
       ->check(CLI::Range(0, hpn::lab::kMaxBackgroundLoss))->capture_default_str();
 
   verify_cmd->callback([verify, verify_cmd, &exit_code] {
-    for (const char* name : {"--scope", "--assume-loss", "--lossy-warn", "--lossy-critical", "--lossy-max-background"}) {
+    for (const char* name : {"--scope", "--assume-loss", "--lossy-warn", "--lossy-critical", "--lossy-max-background",
+                             "--lossy-detect"}) {
       if (verify_cmd->count(name) > 0) verify->plan_owned.push_back(name);
     }
     exit_code = run_verify(*verify, verbosity_of(*verify_cmd));

@@ -24,7 +24,7 @@ namespace fs = std::filesystem;
 Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
                                 const std::optional<std::string>& wiring_file, const std::string& scope,
                                 const std::optional<std::string>& keep, int loss_percent,
-                                const probe::SilenceRule& silence, const probe::LossOptions& loss, int loss_probes,
+                                const probe::SilenceRule& silence, const probe::LossOptions& loss, std::int64_t loss_budget,
                                 const Verbosity& verbosity, int& failure_code) {
   // What the user gave is checked first (exit 2); past it, what fails is
   // the machine's or the lab's (exit 3).
@@ -84,7 +84,8 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   options.plan.silence = silence;
   options.plan.silence.attempts = lab_probe_attempts();
   options.plan.loss = loss;
-  options.plan.loss_probes = loss_probes;
+  options.plan.loss_budget = loss_budget;
+  options.plan.loss_detect = loss.detect;
   std::string plan_jsonl;
   auto seen = lab::probe_lab(bp, state.value(), lab::status_json(**status).dump(), options, progress, &plan_jsonl);
   shown.finish();

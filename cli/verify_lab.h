@@ -20,9 +20,10 @@ namespace hpn::cli {
 // `loss_percent`: random loss on every cable of the lab (lab up --loss).
 // `silence`: the rule the diff will judge by; the probe plan's extra rounds
 // go on until each silent host-cable direction is past it (its `attempts`
-// are this lab's, lab_probe_attempts()). `loss` and `loss_probes`: the
-// lossy rule the diff will judge by, and the probes each round may add to
-// decide the directions it leaves undecided (probe::next_round).
+// are this lab's, lab_probe_attempts()). `loss` and `loss_budget`: the
+// lossy rule the diff will judge by (its `detect` sizes the loss rounds'
+// trains), and the attempts those may make across any one direction
+// (probe/loss_trains.h).
 struct LabEvidence {
   std::vector<probe::Observation> observations;
   std::vector<validator::BgpDump> bgp;  // one per switch, as its bgpd reported once converged
@@ -34,7 +35,7 @@ struct LabEvidence {
 Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprint_dir,
                                 const std::optional<std::string>& wiring, const std::string& scope,
                                 const std::optional<std::string>& keep, int loss_percent,
-                                const probe::SilenceRule& silence, const probe::LossOptions& loss, int loss_probes,
+                                const probe::SilenceRule& silence, const probe::LossOptions& loss, std::int64_t loss_budget,
                                 const Verbosity& verbosity, int& failure_code);
 
 // The attempts each probe of verify --lab makes (its senders' retries + 1).

@@ -1,6 +1,7 @@
 #include "probe/agent_options.h"
 
 #include "blueprint/input_file.h"
+#include "probe/payload.h"
 
 #include <fmt/format.h>
 
@@ -175,9 +176,18 @@ hpn::Result<SendPlan> read_send_plan(const std::string& path) {
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (!j.is_object()) return where("not a JSON object");
     for (const auto& [key, value] : j.items()) {
-      if (key != "entry" && key != "from" && key != "to" && key != "source_ports") return where("unknown key '" + key + "'");
+      if (key != "entry" && key != "from" && key != "to" && key != "source_ports" && key != "train") {
+        return where("unknown key '" + key + "'");
+      }
     }
     const auto entry = j.find("entry"), from = j.find("from"), to = j.find("to"), ports = j.find("source_ports");
+    std::uint32_t train = 0;
+    if (const auto t = j.find("train"); t != j.end()) {
+      if (!t->is_number_unsigned() || t->get<std::uint64_t>() < 1 || t->get<std::uint64_t>() > kMaxTrainLength) {
+        return where(fmt::format("'train' must be a number of datagrams, 1 to {}", kMaxTrainLength));
+      }
+      train = static_cast<std::uint32_t>(t->get<std::uint64_t>());
+    }
     if (entry == j.end() || !entry->is_number_unsigned()) return where("'entry' must be an integer of 0 or more");
     if (from == j.end() || !from->is_string() || from->get_ref<const std::string&>().empty()) {
       return where("'from' must name a port");
@@ -197,7 +207,7 @@ hpn::Result<SendPlan> read_send_plan(const std::string& path) {
       if (!p.is_number_unsigned() || p.get<std::uint64_t>() < 1 || p.get<std::uint64_t>() > 65535) {
         return where("'source_ports' must be UDP ports, 1 to 65535");
       }
-      plan.probes.push_back({f, t, static_cast<std::uint16_t>(p.get<std::uint64_t>()), entry->get<std::int64_t>()});
+      plan.probes.push_back({f, t, static_cast<std::uint16_t>(p.get<std::uint64_t>()), entry->get<std::int64_t>(), train});
     }
   }
   if (plan.probes.empty()) return hpn::Error{fmt::format("{}: no probe in the plan file", path)};

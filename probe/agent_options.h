@@ -75,11 +75,14 @@ std::vector<std::string> split_list(std::string_view list);
 //   {"entry": 7, "from": "nic1p1", "to": "host-p0-s01-h000=fd48:504e::30",
 //    "source_ports": [49152, 49153, 49154]}
 // "to" as one --to item (with "@HL" for a hop-limited probe). The ports
-// and destinations in order of first use; one probe per source port.
+// and destinations in order of first use; one probe per source port. With
+// "train": N, each source port sends a train of N datagrams and asks for
+// its report (probe/payload.h) instead of one probe.
 struct SendPlanProbe {
   std::size_t from = 0, to = 0;  // indexes into SendPlan::from and ::to
   std::uint16_t source_port = 0;
   std::int64_t entry = 0;
+  std::uint32_t train = 0;
 };
 struct SendPlan {
   std::vector<std::string> from;  // port names, as --from takes them

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <optional>
 
 #include "probe/agent_trace.h"
 
@@ -21,6 +22,7 @@ struct PlannedProbe {
   std::size_t port = 0, destination = 0;
   std::uint16_t source_port = 0;
   std::int64_t entry = -1;
+  std::uint32_t train = 0;
 };
 
 // The (port, source port) pairs the run sends from: one socket each.
@@ -61,7 +63,7 @@ std::vector<PlannedProbe> plan(const SenderOptions& o) {
     for (const auto& p : o.planned) {
       auto [it, fresh] = slot.try_emplace(p.entry, by_entry.size());
       if (fresh) by_entry.emplace_back();
-      by_entry[it->second].push_back({p.port, p.destination, p.source_port, p.entry});
+      by_entry[it->second].push_back({p.port, p.destination, p.source_port, p.entry, p.train});
     }
     for (std::size_t i = 0; out.size() < o.planned.size(); ++i) {
       for (const auto& probes : by_entry) {
@@ -73,7 +75,7 @@ std::vector<PlannedProbe> plan(const SenderOptions& o) {
   for (unsigned i = 0; i < o.probes; ++i) {
     for (std::size_t p = 0; p < o.ports.size(); ++p) {
       for (std::size_t d = 0; d < o.destinations.size(); ++d) {
-        out.push_back({p, d, static_cast<std::uint16_t>(o.source_ports.first + i % o.source_ports.size()), -1});
+        out.push_back({p, d, static_cast<std::uint16_t>(o.source_ports.first + i % o.source_ports.size()), -1, 0});
       }
     }
   }
@@ -84,7 +86,10 @@ enum class State : std::uint8_t { queued, waiting, answered, lost };
 
 struct ProbeState {
   State state = State::queued;
-  std::vector<std::int64_t> sent_ns;  // realtime, one per attempt made
+  std::vector<std::int64_t> sent_ns;  // realtime, one per attempt made (a train's: of its report request)
+  std::uint32_t train_sent = 0;       // a train's datagrams handed to the network so far
+  std::uint32_t train_failed = 0;     // of them, the ones it would not take
+  std::uint32_t arrived = kTrainNotCounted;  // what its report said
 };
 
 struct Pending {
@@ -106,9 +111,18 @@ class Run {
   void expire(std::int64_t now);
   bool settle_answer(ProbeState& s);
   void send_next(std::int64_t now);
+  void send_attempt(std::uint64_t id, std::int64_t now);
+  void send_train_datagram(std::uint64_t id);
+  bool can_send() const { return !retry_.empty() || !trains_.empty() || next_fresh_ < plan_.size(); }
   void handle(const Datagram& d);
   void handle_icmp(const Datagram& d);
   Observation base(std::uint64_t id, const std::string& direction) const;
+  // A train's counts on its forward record: those sent, and what the report said.
+  void note_train(Observation& o, const ProbeState& s) const {
+    if (s.train_sent == 0) return;
+    o.train = static_cast<std::int32_t>(s.train_sent - s.train_failed);
+    o.arrived = s.arrived == kTrainNotCounted ? -1 : static_cast<std::int32_t>(std::min(s.arrived, s.train_sent));
+  }
   void finish();
 
   const SenderOptions& o_;
@@ -118,7 +132,8 @@ class Run {
   const std::vector<PlannedProbe> plan_;
   std::vector<ProbeState> probes_;
   std::size_t next_fresh_ = 0;
-  std::deque<std::uint64_t> retry_;
+  std::deque<std::uint64_t> retry_;   // attempts due: retries, and trains' first report requests
+  std::deque<std::uint64_t> trains_;  // trains under way (at most kTrainWindow), their datagrams in turn
   std::deque<Pending> pending_;  // send order = expiry order: the timeout is one for all
   std::uint64_t settled_ = 0;    // answered or lost
   SenderResult result_;
@@ -137,8 +152,7 @@ SenderResult Run::execute(const std::function<bool()>& stop) {
     std::int64_t now = clock_.monotonic_ns();
     expire(now);
     if (settled_ == plan_.size() || now >= deadline) break;
-    const bool can_send = !retry_.empty() || next_fresh_ < plan_.size();
-    if (can_send && now >= next_send) {
+    if (can_send() && now >= next_send) {
       send_next(now);
       // Never a burst to catch up after a slow iteration.
       next_send = std::max(next_send + interval, now);
@@ -146,7 +160,7 @@ SenderResult Run::execute(const std::function<bool()>& stop) {
     // Then wait for a reply until the next thing is due; a wait of zero
     // still takes one queued reply, so replies are read while sending fast.
     std::int64_t until = deadline;
-    if (!retry_.empty() || next_fresh_ < plan_.size()) until = std::min(until, next_send);
+    if (can_send()) until = std::min(until, next_send);
     if (!pending_.empty()) until = std::min(until, pending_.front().expires);
     if (auto d = network_.receive(std::clamp<std::int64_t>(until - now, 0, kMaxWait))) handle(*d);
   }
@@ -190,17 +204,62 @@ void Run::expire(std::int64_t now) {
   }
 }
 
+// One datagram per call, at the paced rate: a retry or a train's report
+// request when one is due, else the next datagram of the trains under way
+// (starting the plan's next trains while there is room), else the plan's
+// next probe.
 void Run::send_next(std::int64_t now) {
-  std::uint64_t id;
-  if (!retry_.empty()) {
-    id = retry_.front();
+  while (!retry_.empty()) {
+    const std::uint64_t id = retry_.front();
     retry_.pop_front();
     // A late reply may have answered it since it was queued.
-    if (probes_[id].state != State::queued) return;
-    ++result_.counts.retries;
-  } else {
-    id = next_fresh_++;
+    if (probes_[id].state != State::queued) continue;
+    if (!probes_[id].sent_ns.empty()) ++result_.counts.retries;
+    return send_attempt(id, now);
   }
+  while (trains_.size() < kTrainWindow && next_fresh_ < plan_.size() && plan_[next_fresh_].train > 0) {
+    trains_.push_back(next_fresh_++);
+  }
+  if (!trains_.empty()) {
+    const std::uint64_t id = trains_.front();
+    trains_.pop_front();
+    send_train_datagram(id);
+    if (probes_[id].train_sent < plan_[id].train) {
+      trains_.push_back(id);
+    } else {
+      retry_.push_back(id);  // its report request is due
+    }
+    return;
+  }
+  if (next_fresh_ < plan_.size()) send_attempt(next_fresh_++, now);
+}
+
+void Run::send_train_datagram(std::uint64_t id) {
+  const PlannedProbe& p = plan_[id];
+  ProbeState& s = probes_[id];
+  TrainDatagram t;
+  t.probe.run_id = run_id_;
+  t.probe.probe_id = id;
+  t.probe.sent_ns = clock_.realtime_ns();
+  t.seq = s.train_sent++;
+  t.length = p.train;
+  Datagram d;
+  d.interface = o_.ports[p.port].interface;
+  d.local = {o_.ports[p.port].address, p.source_port};
+  d.remote = {o_.destinations[p.destination].address, o_.udp_port};
+  d.payload = encode_train(t).value();  // the plan's lengths were checked
+  // A datagram the kernel would not take never crossed a cable: the report
+  // counts what arrived of those sent.
+  if (network_.send(d)) {
+    ++result_.counts.sent;
+    ++result_.counts.train_datagrams;
+  } else {
+    ++s.train_failed;
+    ++result_.counts.send_errors;
+  }
+}
+
+void Run::send_attempt(std::uint64_t id, std::int64_t now) {
   const PlannedProbe& p = plan_[id];
   ProbeState& s = probes_[id];
   ProbeHeader header;
@@ -213,7 +272,13 @@ void Run::send_next(std::int64_t now) {
   d.local = {o_.ports[p.port].address, p.source_port};
   d.remote = {o_.destinations[p.destination].address, o_.udp_port};
   d.hop_limit = o_.destinations[p.destination].hop_limit;
-  d.payload = encode_probe(header);
+  if (p.train > 0) {
+    // The report request: seq = length, after every datagram of the train.
+    TrainDatagram request{header, p.train, p.train};
+    d.payload = encode_train(request).value();
+  } else {
+    d.payload = encode_probe(header);
+  }
   // A failed send still counts as an attempt: it times out and is retried
   // like a probe lost on the wire (an interface down is a finding, not a crash).
   if (network_.send(d)) {
@@ -247,11 +312,22 @@ Observation Run::base(std::uint64_t id, const std::string& direction) const {
 void Run::handle(const Datagram& d) {
   auto& c = result_.counts;
   if (d.icmp) return handle_icmp(d);
-  if (classify_payload(d.payload) != PayloadClass::reply) {
+  const PayloadClass kind = classify_payload(d.payload);
+  if (kind != PayloadClass::reply && kind != PayloadClass::train_report) {
     ++c.foreign;
     return;
   }
-  auto reply = decode_reply(d.payload);
+  // A train's report is a reply with the train's counts.
+  std::optional<TrainReport> report;
+  std::optional<ProbeReply> reply;
+  if (kind == PayloadClass::train_report) {
+    if (auto decoded = decode_train_report(d.payload)) {
+      report = std::move(decoded.value());
+      reply = report->reply;
+    }
+  } else if (auto decoded = decode_reply(d.payload)) {
+    reply = std::move(decoded.value());
+  }
   if (!reply) {
     ++c.foreign;
     return;
@@ -270,10 +346,12 @@ void Run::handle(const Datagram& d) {
   const PlannedProbe& p = plan_[h.probe_id];
   ProbeState& s = probes_[h.probe_id];
   if (d.remote != Endpoint{o_.destinations[p.destination].address, o_.udp_port} || d.local.port != p.source_port ||
-      h.attempt >= s.sent_ns.size()) {
+      h.attempt >= s.sent_ns.size() || (p.train > 0) != report.has_value() ||
+      (report && report->length != p.train)) {
     ++c.unexpected;
     return;
   }
+  if (report) s.arrived = report->arrived;
   if (!settle_answer(s)) return;
 
   auto forward_hops = observed_hops(reply->forward_trace, o_.ioam_namespace);
@@ -285,6 +363,7 @@ void Run::handle(const Datagram& d) {
     f.rx_port = reply->port;
     f.hops = std::move(forward_hops.value());
     f.received_ns = reply->probe_received_ns;
+    note_train(f, s);
     result_.observations.push_back(std::move(f));
   } else {
     ++c.bad_traces;
@@ -386,6 +465,7 @@ void Run::finish() {
     const bool limited = o_.destinations[plan_[id].destination].hop_limit > 0;
     Observation lost = base(id, limited ? "expired" : "forward");
     lost.attempt = static_cast<int>(s.sent_ns.size());  // every attempt made went unanswered
+    note_train(lost, s);
     if (limited) lost.hop_limit = o_.destinations[plan_[id].destination].hop_limit;
     result_.observations.push_back(std::move(lost));
   }
@@ -401,6 +481,12 @@ void Run::finish() {
 std::uint64_t planned_probes(const SenderOptions& o) {
   if (!o.planned.empty()) return o.planned.size();
   return static_cast<std::uint64_t>(o.probes) * o.ports.size() * o.destinations.size();
+}
+
+std::uint64_t planned_train_datagrams(const SenderOptions& o) {
+  std::uint64_t n = 0;
+  for (const auto& p : o.planned) n += p.train;
+  return n;
 }
 
 hpn::Status check_sender_options(const SenderOptions& o) {
@@ -419,6 +505,14 @@ hpn::Status check_sender_options(const SenderOptions& o) {
     if (p.port >= o.ports.size() || p.destination >= o.destinations.size()) {
       return Error{"a planned probe names a port or destination the run does not have"};
     }
+    if (p.train > kMaxTrainLength) return Error{fmt::format("a train of {} datagrams: at most {}", p.train, kMaxTrainLength)};
+    if (p.train > 0 && o.destinations[p.destination].hop_limit > 0) {
+      return Error{"a train goes to a host's listener, not hop-limited to a switch"};
+    }
+  }
+  if (planned_train_datagrams(o) > kMaxTrainDatagramsPerRun) {
+    return Error{fmt::format("{} train datagrams exceed the {} one run may send; split the plan",
+                             planned_train_datagrams(o), kMaxTrainDatagramsPerRun)};
   }
   if (o.probes == 0 && o.planned.empty()) return Error{"--probes must be at least 1"};
   if (o.rate == 0) return Error{"--rate must be at least 1 probe per second"};
@@ -453,7 +547,8 @@ std::int64_t sender_budget_ns(const SenderOptions& o) {
   // The sender is either pacing (at most one interval per attempt) or idle
   // with nothing queued, waiting for an attempt to time out (at most one
   // timeout per round of attempts): their sum bounds the run.
-  const std::int64_t attempts = static_cast<std::int64_t>(planned_probes(o)) * (o.retries + 1);
+  const std::int64_t attempts = static_cast<std::int64_t>(planned_probes(o)) * (o.retries + 1) +
+                                static_cast<std::int64_t>(planned_train_datagrams(o));
   return (attempts + 1) * send_interval_ns(o) + static_cast<std::int64_t>(o.retries + 1) * o.timeout_ns;
 }
 

@@ -21,6 +21,11 @@ namespace hpn::probe {
 // Bounds that keep one run's memory and file descriptors small and its
 // attempt number within the payload's byte.
 inline constexpr std::uint64_t kMaxProbesPerRun = 100'000;
+inline constexpr std::uint64_t kMaxTrainDatagramsPerRun = 100'000'000;
+// Trains sent at once, their datagrams in turn: each train is spread over
+// time (a burst on one path is one moment's loss), and done, and reported,
+// long before the run ends.
+inline constexpr std::size_t kTrainWindow = 16;
 inline constexpr std::uint64_t kMaxSenderSockets = 512;  // ports x source ports; the default fd limit is 1024
 inline constexpr unsigned kMaxRetries = 10;
 
@@ -33,10 +38,14 @@ struct SenderPort {
 // One probe of a probe plan (`probe send --plan`): out of ports[port] to
 // destinations[destination] from this source port; `entry` is the plan's
 // entry it serves, which its observations record.
+// `train` > 0: instead of one probe, a train of that many datagrams of the
+// five-tuple, then its report request, retried as a probe is
+// (probe/payload.h); its observation counts what arrived.
 struct PlannedSend {
   std::size_t port = 0, destination = 0;
   std::uint16_t source_port = 0;
   std::int64_t entry = -1;
+  std::uint32_t train = 0;
 };
 
 struct SenderOptions {
@@ -59,7 +68,8 @@ struct SenderOptions {
 
 struct SenderCounts {
   std::uint64_t probes = 0;     // planned
-  std::uint64_t sent = 0;       // datagrams, retries included
+  std::uint64_t sent = 0;       // datagrams, retries and trains included
+  std::uint64_t train_datagrams = 0;  // of them, trains' own datagrams
   std::uint64_t retries = 0;
   std::uint64_t send_errors = 0;
   std::uint64_t answered = 0;
@@ -86,6 +96,8 @@ struct SenderResult {
 
 // The probes the run sends: `planned`, or probes x ports x destinations.
 std::uint64_t planned_probes(const SenderOptions& options);
+// The trains' own datagrams among them.
+std::uint64_t planned_train_datagrams(const SenderOptions& options);
 
 // Refuses what the run cannot do: no port or destination, zero probes or
 // rate, a run past the bounds above, an empty run id or device name.

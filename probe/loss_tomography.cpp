@@ -36,20 +36,26 @@ DirectedCable link_of(const FabricIndex& f, PortRef from, PortRef to) {
 
 // Appends to `links` the planned cables a trace crossed, from `out` through
 // `hops` to `end` (invalid `end`: the trace ends at its last hop, a switch
-// probe's). Appending lets the caller reuse one buffer for every trace.
-void trace_of(const FabricIndex& f, PortRef out, const std::vector<ObservedHop>& hops, PortRef end,
-              std::vector<DirectedCable>& links) {
+// probe's), and returns how many crossings were of no planned cable (a
+// miswired one): they lose as any cable does, and a path that leaves them
+// out expects too little loss of every cable it names. Appending lets the
+// caller reuse one buffer for every trace.
+int trace_of(const FabricIndex& f, PortRef out, const std::vector<ObservedHop>& hops, PortRef end,
+             std::vector<DirectedCable>& links) {
+  int unplanned = 0;
   auto push = [&](DirectedCable l) {
     if (l >= 0) links.push_back(l);
+    else ++unplanned;
   };
   for (const auto& hop : hops) {
     const int device = hop.node_id < 0 ? -1 : f.device_by_node_id(hop.node_id);
     const PortRef in{device, f.port_by_id(device, hop.ingress_if)};
     push(link_of(f, out, in));
-    if (hop.egress_if < 0) return;
+    if (hop.egress_if < 0) return unplanned;
     out = {device, f.port_by_id(device, hop.egress_if)};
   }
   push(link_of(f, out, end));
+  return unplanned;
 }
 
 class EvidenceBuilder {
@@ -99,9 +105,14 @@ class EvidenceBuilder {
       }
     }
     flows = {};
+    // A run that sent trains measured loss on purpose: its trains alone are
+    // the evidence, every datagram of each an attempt over a traced path.
+    // The wiring rounds' probes, one to three attempts each, some over
+    // paths only learned, add noise to that and nothing it lacks.
+    trains_only_ = std::any_of(obs.begin(), obs.end(), [](const Observation& o) { return o.train > 0; });
     for (const auto& o : obs) {
       if (o.src_device.empty()) continue;
-      if (o.direction == "forward") forward(o);
+      if (o.direction == "forward" && (o.train > 0) == trains_only_) forward(o);
       // Switch probes are no evidence of loss: the switch's answer comes
       // back by a path no trace shows, so each loses about twice what its
       // traced half crosses (under the lab's --loss 5 the uplinks they
@@ -179,11 +190,11 @@ class EvidenceBuilder {
 
   // The way a record shows from the sender to the destination, and back.
   void trace_there(Half& h, PortRef sender, int dst, const Observation& r) {
-    trace_of(f_, sender, r.hops, {dst, index_.rx_port(dst, r)}, h.known);
+    h.unseen += trace_of(f_, sender, r.hops, {dst, index_.rx_port(dst, r)}, h.known);
     h.traced = true;
   }
   void trace_back(Half& h, int src, int dst, const Observation& r) {
-    trace_of(f_, {dst, index_.src_port(dst, r)}, r.hops, {src, index_.rx_port(src, r)}, h.known);
+    h.unseen += trace_of(f_, {dst, index_.src_port(dst, r)}, r.hops, {src, index_.rx_port(src, r)}, h.known);
     h.traced = true;
   }
 
@@ -201,6 +212,7 @@ class EvidenceBuilder {
     Half& back = back_;
     there.known.clear();
     back.known.clear();
+    there.unseen = back.unseen = 0;
     there.traced = back.traced = false;
     if (o.received) {
       trace_there(there, sender, dst, o);
@@ -222,6 +234,7 @@ class EvidenceBuilder {
       }
     }
     // A half no trace shows is no evidence (emit).
+    if (o.train > 0) return train(o, heard.first, heard.second, there);
     const int k = std::max(1, o.attempt);
     if (listening_[dst]) {
       // The receiver's records say which attempts arrived: each half on
@@ -253,10 +266,26 @@ class EvidenceBuilder {
     }
   }
 
+  // A train: its datagrams over the path its report request was traced
+  // across, as many lost as were sent and not counted. The count is the
+  // sender's (what the report said), else the receiver's own record of a
+  // request whose report did not make it back; a train no one counted is
+  // no evidence.
+  template <typename It>
+  void train(const Observation& o, It heard_first, It heard_last, Half& there) {
+    int arrived = o.arrived;
+    if (arrived < 0) {
+      for (auto h = heard_first; h != heard_last; ++h) arrived = std::max(arrived, obs_[h->index].arrived);
+    }
+    if (arrived < 0) return;
+    emit(there, nullptr, o.train, o.train - std::min(arrived, o.train));
+  }
+
   const FabricIndex& f_;
   const ObservationIndex& index_;
   const std::vector<Observation>& obs_;
   LossEvidence& e_;
+  bool trains_only_ = false;
   std::vector<Heard> heard_;    // sorted
   std::vector<Reply> replies_;  // sorted
   std::vector<Flow> learned_;   // sorted by key, one per flow
@@ -382,13 +411,16 @@ class Estimator {
       if (culprit_[l]) {
         out.culprits.push_back(describe(static_cast<DirectedCable>(l)));
       } else {
-        // First on the certain attempts alone (cheap), then in full.
-        const double lost = static_cast<double>(n_[l] - surv_[l]), expected = static_cast<double>(n_[l]) - big_b_[l];
+        // First on the certain attempts alone (cheap), then in full: its
+        // own rate's interval still reaches the rate to detect. Few
+        // attempts and none lost are undecided too (no background to
+        // explain a loss is no proof of none).
         const double base = big_b_[l] / static_cast<double>(n_[l]);
-        if (lost <= expected || base <= 0) continue;
-        if (1 - (1 - wilson_interval(n_[l] - surv_[l], n_[l]).high) / base < o_.warn) continue;
+        if (base <= 0) continue;
+        const double detect = o_.detect > 0 ? o_.detect : o_.warn;
+        if (1 - (1 - wilson_interval(n_[l] - surv_[l], n_[l]).high) / base < detect) continue;
         DirectionLoss d = describe(static_cast<DirectedCable>(l));
-        if (static_cast<double>(d.lost) > d.expected_lost && d.high >= o_.warn) out.undecided.push_back(d);
+        if (d.high >= detect) out.undecided.push_back(d);
       }
     }
     return out;
@@ -506,9 +538,32 @@ class Estimator {
     return s;
   }
 
+  // The least loss a path is expected to have, per attempt: a background
+  // fitted as none is no proof that a stray loss cannot happen, and with
+  // an expectation of exactly nothing every loss would be infinitely
+  // unlikely, every direction it crossed equally so.
+  static constexpr double kLossFloor = 1e-6;
+
   void score(std::size_t l) {
-    const double expected = static_cast<double>(n_[l]) - big_b_[l];
+    const double n = static_cast<double>(n_[l]);
+    const double expected = std::max(n - big_b_[l], n * kLossFloor);
     log_p_[l] = log_poisson_tail(expected, n_[l] - surv_[l]);
+  }
+
+  // The log-likelihood gained by letting l lose at its own rate (the lost
+  // share of its attempts) rather than only as expected: the G statistic
+  // of its lost attempts against what the background and the culprits so
+  // far expect. Of the directions a run's losses make significant, the one
+  // that explains them best: where they concentrate, not merely where
+  // most of them crossed (a host cable under many lossy flows of one
+  // uplink loses a smaller share of its attempts than the uplink does).
+  double gain(std::size_t l) const {
+    const double n = static_cast<double>(n_[l]), k = static_cast<double>(n_[l] - surv_[l]);
+    const double q = std::clamp((n - big_b_[l]) / n, kLossFloor, 1 - kLossFloor);
+    if (n <= 0 || k <= q * n) return 0;
+    double g = k * std::log(k / n / q);
+    if (k < n) g += (n - k) * std::log((n - k) / n / (1 - q));
+    return g;
   }
 
   // Every non-dead culprit cleared; expectations from the background.
@@ -635,13 +690,14 @@ class Estimator {
   void search() {
     for (;;) {
       DirectedCable best = -1;
-      double best_excess = 0;
+      double best_gain = 0;
       for (std::size_t l = 0; l < links_; ++l) {
         if (culprit_[l] || skipped_[l] || n_[l] == 0 || log_p_[l] >= threshold_) continue;
-        const double excess = static_cast<double>(n_[l] - surv_[l]) - (static_cast<double>(n_[l]) - big_b_[l]);
-        if (best < 0 || log_p_[l] < log_p_[best] || (log_p_[l] == log_p_[best] && excess > best_excess)) {
+        if (n_[l] - surv_[l] < o_.min_lost) continue;
+        const double g = gain(l);
+        if (best < 0 || g > best_gain) {
           best = static_cast<DirectedCable>(l);
-          best_excess = excess;
+          best_gain = g;
         }
       }
       if (best < 0) return;

@@ -16,11 +16,12 @@
 //
 // Localisation follows 007 (Arzani et al., NSDI 2018) and NetBouncer (Tan
 // et al., NSDI 2019): a uniform per-crossing background loss p0 is fitted
-// to the whole run by maximum likelihood; then, greedily, the direction
-// whose losses are least likely under the background and the culprits
-// found so far (a one-sided Poisson tail, Bonferroni-corrected over every
-// direction crossed) becomes a culprit with the rate that explains its
-// losses; its losses are then expected of every path through it, and the
+// to the whole run by maximum likelihood; then, greedily, of the
+// directions whose losses are significant under the background and the
+// culprits found so far (a one-sided Poisson tail, Bonferroni-corrected
+// over every direction crossed, and at least LossOptions::min_lost lost),
+// the one a loss rate of its own explains best (the largest gain in
+// likelihood, the G statistic) becomes a culprit with that rate; its losses are then expected of every path through it, and the
 // next is sought. The background is refitted without the culprits' paths
 // and the search repeated; culprits' rates are refitted jointly and any
 // that the others explain is dropped. A direction no attempt came back by
@@ -72,10 +73,16 @@ struct LossOptions {
   // alpha / (directions crossed), Bonferroni.
   double alpha = 0.01;
   // Above this background (the run's fitted p0) no direction is judged
-  // lossy (--lossy-max-background): in the lab under 5% background a
-  // healthy host cable read 19% in one run of nine, so gray failures are
-  // not told from noise there yet. The diff says so instead.
-  double max_background = 0.01;
+  // lossy (--lossy-max-background): the attempts that would tell a gray
+  // failure from the noise grow past any budget there. The diff says so
+  // instead.
+  double max_background = 0.10;
+  // The fewest lost attempts that make a culprit: a stray drop or two
+  // (a queue overflowing once) is no gray failure.
+  int min_lost = 3;
+  // The loss a direction must be found at (--lossy-detect): one whose
+  // interval still reaches it, unnamed, is undecided. 0: `warn`.
+  double detect = 0.02;
 };
 
 struct DirectionLoss {
@@ -92,7 +99,7 @@ struct LossEstimate {
   std::vector<DirectionLoss> culprits;  // significant above the background, by cable and direction
   std::vector<DirectedCable> dead;      // crossed, and no attempt across came back
   // Not culprits, but more loss than the background explains and an
-  // interval that reaches `warn`: more probes would decide them.
+  // interval that reaches `detect`: more attempts would decide them.
   std::vector<DirectionLoss> undecided;
 };
 

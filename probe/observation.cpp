@@ -1,6 +1,7 @@
 #include "probe/observation.h"
 
 #include "blueprint/input_file.h"
+#include "probe/payload.h"
 
 #include <sys/stat.h>
 
@@ -46,6 +47,7 @@ std::string to_json_line(const Observation& o) {
   }
   if (o.entry >= 0) j["entry"] = o.entry;
   if (o.attempt > 1) j["attempt"] = o.attempt;  // absent: the first
+  if (o.train > 0) j["train"] = {{"sent", o.train}, {"arrived", o.arrived < 0 ? json() : json(o.arrived)}};
   return j.dump();
 }
 
@@ -91,7 +93,7 @@ struct Reader {
 
 }  // namespace
 
-Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name, std::size_t limit) {
+hpn::Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name, std::size_t limit) {
   std::vector<Observation> out;
   std::string line;
   std::vector<char> buffer(kMaxObservationLine + 2);
@@ -169,6 +171,12 @@ Result<std::vector<Observation>> read_observations(std::istream& in, const std::
         }
       }
     }
+    if (const json* train = r.at(j, "train", false)) {
+      o.train = static_cast<std::int32_t>(r.integer(*train, "sent", 0, kMaxTrainLength));
+      o.arrived = static_cast<std::int32_t>(r.integer(*train, "arrived", 0, kMaxTrainLength, false, -1));
+      if (r.error.empty() && o.arrived > o.train) r.error = "'train': more arrived than were sent";
+      if (r.error.empty() && o.direction != "forward") r.error = "'train' is for forward records only";
+    }
     o.sent_ns = r.integer(j, "sent_ns", 0, INT64_MAX, false, 0);
     o.received_ns = r.integer(j, "received_ns", 0, INT64_MAX, false, 0);
     if (!r.error.empty()) return Error{fmt::format("{}:{}: {}", name, number, r.error)};
@@ -179,7 +187,7 @@ Result<std::vector<Observation>> read_observations(std::istream& in, const std::
   return out;
 }
 
-Result<std::vector<Observation>> read_observation_file(const std::string& path, std::size_t limit) {
+hpn::Result<std::vector<Observation>> read_observation_file(const std::string& path, std::size_t limit) {
   if (auto st = check_input_file(path, "an observation file"); !st) return st.error();
   std::ifstream in(path);
   if (!in) return Error{fmt::format("{}: cannot read: {}", printable(path), std::strerror(errno))};

@@ -53,6 +53,13 @@ struct Observation {
   // made (every one unanswered); a receiver's record, the attempt that
   // arrived. Loss estimates count every attempt (probe/loss_tomography.h).
   int attempt = 1;
+  // A train's record (probe/payload.h): the probe is its report request.
+  // `train`: the datagrams the sender sent (a sender's record) or the
+  // length the train declared (a receiver's); 0: not a train. `arrived`:
+  // how many of them the listener counted, -1 when that is not known (no
+  // report came back, or the listener could not count).
+  std::int32_t train = 0;
+  std::int32_t arrived = -1;
 };
 
 std::string to_json_line(const Observation& o);

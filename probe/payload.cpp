@@ -6,6 +6,16 @@ namespace hpn::probe {
 
 namespace {
 
+const char* kind_name(PayloadKind kind) {
+  switch (kind) {
+    case PayloadKind::probe: return "probe";
+    case PayloadKind::reply: return "reply";
+    case PayloadKind::train: return "train";
+    case PayloadKind::train_report: return "train report";
+  }
+  return "?";
+}
+
 void write_header(ByteWriter& w, PayloadKind kind, const ProbeHeader& p) {
   w.be32(kProbeMagic).u8(kProbeVersion).u8(static_cast<std::uint8_t>(kind)).u8(p.attempt).u8(0);
   w.be64(p.run_id).be64(p.probe_id).be64(static_cast<std::uint64_t>(p.sent_ns));
@@ -26,8 +36,7 @@ Result<ProbeHeader> read_header(ByteReader& r, PayloadKind want) {
   }
   HPN_TRY(std::uint8_t kind, r.u8("kind"));
   if (kind != static_cast<std::uint8_t>(want)) {
-    return DecodeError::malformed(5, fmt::format("kind {} where a {} ({}) was expected", kind,
-                                                 want == PayloadKind::probe ? "probe" : "reply",
+    return DecodeError::malformed(5, fmt::format("kind {} where a {} ({}) was expected", kind, kind_name(want),
                                                  static_cast<int>(want)));
   }
   ProbeHeader p;
@@ -38,6 +47,59 @@ Result<ProbeHeader> read_header(ByteReader& r, PayloadKind want) {
   HPN_TRY(std::uint64_t sent, r.be64("sent ns"));
   p.sent_ns = static_cast<std::int64_t>(sent);
   return p;
+}
+
+Status check_train(std::uint32_t length, std::uint32_t seq) {
+  if (length == 0 || length > kMaxTrainLength) {
+    return DecodeError::invalid_argument(fmt::format("a train is 1 to {} datagrams, not {}", kMaxTrainLength, length));
+  }
+  if (seq > length) return DecodeError::invalid_argument(fmt::format("seq {} is past the train's {}", seq, length));
+  return success();
+}
+
+// A reply's fields after the header: times, port name, forward trace.
+Status check_reply_body(const ProbeReply& reply) {
+  if (reply.port.empty() || reply.port.size() > kMaxPortNameSize) {
+    return DecodeError::invalid_argument(
+        fmt::format("port name must be 1 to {} bytes, not {}", kMaxPortNameSize, reply.port.size()));
+  }
+  if (reply.forward_trace.size() > kMaxHopByHopSize || reply.forward_trace.size() % 8 != 0) {
+    return DecodeError::invalid_argument(fmt::format(
+        "forward trace must be a Hop-by-Hop header (a multiple of 8, at most {} bytes), not {} bytes",
+        kMaxHopByHopSize, reply.forward_trace.size()));
+  }
+  return success();
+}
+
+void write_reply_body(ByteWriter& w, const ProbeReply& reply) {
+  w.be64(static_cast<std::uint64_t>(reply.probe_received_ns));
+  w.be64(static_cast<std::uint64_t>(reply.reply_sent_ns));
+  w.u8(static_cast<std::uint8_t>(reply.port.size()));
+  w.bytes(std::as_bytes(std::span(reply.port)));
+  w.be16(static_cast<std::uint16_t>(reply.forward_trace.size()));
+  w.bytes(reply.forward_trace);
+}
+
+Status read_reply_body(ByteReader& r, ProbeReply& reply) {
+  HPN_TRY(std::uint64_t received, r.be64("probe received ns"));
+  HPN_TRY(std::uint64_t sent, r.be64("reply sent ns"));
+  reply.probe_received_ns = static_cast<std::int64_t>(received);
+  reply.reply_sent_ns = static_cast<std::int64_t>(sent);
+  const std::size_t name_at = r.offset();
+  HPN_TRY(std::uint8_t name_len, r.u8("port name length"));
+  if (name_len == 0) return DecodeError::malformed(name_at, "port name is empty");
+  HPN_TRY(auto name, r.bytes(name_len, "port name"));
+  for (std::byte b : name) reply.port.push_back(static_cast<char>(std::to_integer<unsigned char>(b)));
+  const std::size_t trace_at = r.offset();
+  HPN_TRY(std::uint16_t trace_len, r.be16("trace length"));
+  if (trace_len > kMaxHopByHopSize || trace_len % 8 != 0) {
+    return DecodeError::malformed(
+        trace_at, fmt::format("trace length {} is not a Hop-by-Hop header's (a multiple of 8, at most {})",
+                              trace_len, kMaxHopByHopSize));
+  }
+  HPN_TRY(auto trace, r.bytes(trace_len, "forward trace"));
+  reply.forward_trace.assign(trace.begin(), trace.end());
+  return success();
 }
 
 Status expect_end(const ByteReader& r, const char* what) {
@@ -61,6 +123,8 @@ PayloadClass classify_payload(std::span<const std::byte> payload) {
   if (!kind) return PayloadClass::foreign;
   if (*kind == static_cast<std::uint8_t>(PayloadKind::probe)) return PayloadClass::probe;
   if (*kind == static_cast<std::uint8_t>(PayloadKind::reply)) return PayloadClass::reply;
+  if (*kind == static_cast<std::uint8_t>(PayloadKind::train)) return PayloadClass::train;
+  if (*kind == static_cast<std::uint8_t>(PayloadKind::train_report)) return PayloadClass::train_report;
   return PayloadClass::unknown_kind;
 }
 
@@ -71,23 +135,10 @@ std::vector<std::byte> encode_probe(const ProbeHeader& probe) {
 }
 
 Result<std::vector<std::byte>> encode_reply(const ProbeReply& reply) {
-  if (reply.port.empty() || reply.port.size() > kMaxPortNameSize) {
-    return DecodeError::invalid_argument(
-        fmt::format("port name must be 1 to {} bytes, not {}", kMaxPortNameSize, reply.port.size()));
-  }
-  if (reply.forward_trace.size() > kMaxHopByHopSize || reply.forward_trace.size() % 8 != 0) {
-    return DecodeError::invalid_argument(fmt::format(
-        "forward trace must be a Hop-by-Hop header (a multiple of 8, at most {} bytes), not {} bytes",
-        kMaxHopByHopSize, reply.forward_trace.size()));
-  }
+  HPN_CHECK(check_reply_body(reply));
   ByteWriter w;
   write_header(w, PayloadKind::reply, reply.probe);
-  w.be64(static_cast<std::uint64_t>(reply.probe_received_ns));
-  w.be64(static_cast<std::uint64_t>(reply.reply_sent_ns));
-  w.u8(static_cast<std::uint8_t>(reply.port.size()));
-  w.bytes(std::as_bytes(std::span(reply.port)));
-  w.be16(static_cast<std::uint16_t>(reply.forward_trace.size()));
-  w.bytes(reply.forward_trace);
+  write_reply_body(w, reply);
   return std::move(w).take();
 }
 
@@ -102,26 +153,63 @@ Result<ProbeReply> decode_reply(std::span<const std::byte> payload) {
   ByteReader r(payload);
   ProbeReply reply;
   HPN_TRY(reply.probe, read_header(r, PayloadKind::reply));
-  HPN_TRY(std::uint64_t received, r.be64("probe received ns"));
-  HPN_TRY(std::uint64_t sent, r.be64("reply sent ns"));
-  reply.probe_received_ns = static_cast<std::int64_t>(received);
-  reply.reply_sent_ns = static_cast<std::int64_t>(sent);
-  const std::size_t name_at = r.offset();
-  HPN_TRY(std::uint8_t name_len, r.u8("port name length"));
-  if (name_len == 0) return DecodeError::malformed(name_at, "port name is empty");
-  HPN_TRY(auto name, r.bytes(name_len, "port name"));
-  for (std::byte b : name) reply.port.push_back(static_cast<char>(std::to_integer<unsigned char>(b)));
-  const std::size_t trace_at = r.offset();
-  HPN_TRY(std::uint16_t trace_len, r.be16("trace length"));
-  if (trace_len > kMaxHopByHopSize || trace_len % 8 != 0) {
-    return DecodeError::malformed(
-        trace_at, fmt::format("trace length {} is not a Hop-by-Hop header's (a multiple of 8, at most {})",
-                              trace_len, kMaxHopByHopSize));
-  }
-  HPN_TRY(auto trace, r.bytes(trace_len, "forward trace"));
-  reply.forward_trace.assign(trace.begin(), trace.end());
+  HPN_CHECK(read_reply_body(r, reply));
   HPN_CHECK(expect_end(r, "reply"));
   return reply;
+}
+
+Result<std::vector<std::byte>> encode_train(const TrainDatagram& train) {
+  HPN_CHECK(check_train(train.length, train.seq));
+  ByteWriter w;
+  write_header(w, PayloadKind::train, train.probe);
+  w.be32(train.seq).be32(train.length);
+  return std::move(w).take();
+}
+
+Result<TrainDatagram> decode_train(std::span<const std::byte> payload) {
+  ByteReader r(payload);
+  TrainDatagram t;
+  HPN_TRY(t.probe, read_header(r, PayloadKind::train));
+  const std::size_t at = r.offset();
+  HPN_TRY(t.seq, r.be32("seq"));
+  HPN_TRY(t.length, r.be32("train length"));
+  if (!check_train(t.length, t.seq)) {
+    return DecodeError::malformed(at, fmt::format("seq {} of a train of {}: a train is 1 to {} datagrams, seq at "
+                                                  "most its length", t.seq, t.length, kMaxTrainLength));
+  }
+  HPN_CHECK(expect_end(r, "train datagram"));
+  return t;
+}
+
+Result<std::vector<std::byte>> encode_train_report(const TrainReport& report) {
+  HPN_CHECK(check_train(report.length, 0));
+  if (report.arrived > report.length && report.arrived != kTrainNotCounted) {
+    return DecodeError::invalid_argument(
+        fmt::format("{} of a train of {} arrived: more than were sent", report.arrived, report.length));
+  }
+  HPN_CHECK(check_reply_body(report.reply));
+  ByteWriter w;
+  write_header(w, PayloadKind::train_report, report.reply.probe);
+  w.be32(report.length).be32(report.arrived);
+  write_reply_body(w, report.reply);
+  return std::move(w).take();
+}
+
+Result<TrainReport> decode_train_report(std::span<const std::byte> payload) {
+  ByteReader r(payload);
+  TrainReport t;
+  HPN_TRY(t.reply.probe, read_header(r, PayloadKind::train_report));
+  const std::size_t at = r.offset();
+  HPN_TRY(t.length, r.be32("train length"));
+  HPN_TRY(t.arrived, r.be32("arrived"));
+  if (t.length == 0 || t.length > kMaxTrainLength || (t.arrived > t.length && t.arrived != kTrainNotCounted)) {
+    return DecodeError::malformed(at, fmt::format("{} of a train of {} arrived: a train is 1 to {} datagrams, "
+                                                  "and no more arrive than were sent", t.arrived, t.length,
+                                                  kMaxTrainLength));
+  }
+  HPN_CHECK(read_reply_body(r, t.reply));
+  HPN_CHECK(expect_end(r, "train report"));
+  return t;
 }
 
 std::uint64_t run_id_of(std::string_view run) {

@@ -39,6 +39,20 @@
 //                                     (a multiple of 8, at most 2048 bytes)
 //
 // The payload must end exactly there: trailing bytes are malformed.
+//
+// A train (kind 3) measures loss one way: `length` datagrams of one
+// five-tuple, numbered by `seq`, that the listener counts and never
+// answers, then the report request (seq = length, retried like a probe),
+// which it answers with a train report (kind 4): how many of the train's
+// datagrams arrived, beside what a reply carries.
+//
+//   train (kind 3):   header | seq (32) | length (32)
+//   report (kind 4):  header | length (32) | arrived (32) | then a reply's
+//                     fields from "probe received ns" on
+//
+// `arrived` is 0xFFFFFFFF when the listener could not count the train (its
+// socket dropped datagrams meanwhile, or it had no room to track it): the
+// sender then knows nothing of the train's loss, which is not a loss.
 #pragma once
 
 #include <cstddef>
@@ -61,11 +75,18 @@ inline constexpr std::size_t kProbeHeaderSize = 32;
 // The largest IPv6 extension header: (255 + 1) x 8 bytes (RFC 8200 §4.3).
 inline constexpr std::size_t kMaxHopByHopSize = 2048;
 inline constexpr std::size_t kMaxPortNameSize = 255;
-// Every valid payload fits; a receive buffer this big tells an oversized
-// datagram (cut to it by the kernel) from a valid one by its trailing bytes.
-inline constexpr std::size_t kMaxPayloadSize = kProbeHeaderSize + 16 + 1 + kMaxPortNameSize + 2 + kMaxHopByHopSize;
+// Every valid payload fits (a train report, the longest, is a reply and
+// 8 bytes); a receive buffer this big tells an oversized datagram (cut to
+// it by the kernel) from a valid one by its trailing bytes.
+inline constexpr std::size_t kMaxPayloadSize = kProbeHeaderSize + 8 + 16 + 1 + kMaxPortNameSize + 2 + kMaxHopByHopSize;
 
-enum class PayloadKind : std::uint8_t { probe = 1, reply = 2 };
+enum class PayloadKind : std::uint8_t { probe = 1, reply = 2, train = 3, train_report = 4 };
+
+// The longest train: a report's count must fit, and a listener's tally of
+// which datagrams arrived (a bit each) stays small.
+inline constexpr std::uint32_t kMaxTrainLength = 1'000'000;
+// A report's `arrived` when the listener could not count the train.
+inline constexpr std::uint32_t kTrainNotCounted = 0xFFFFFFFF;
 
 struct ProbeHeader {
   std::uint64_t run_id = 0;    // run_id_of() of the run's identifier
@@ -88,7 +109,7 @@ struct ProbeReply {
 // can count what it ignores without decoding it: `foreign` (too short for a
 // header start or not our magic), `unknown_version`, or a kind; kinds other
 // than probe and reply are `unknown_kind`.
-enum class PayloadClass { foreign, unknown_version, unknown_kind, probe, reply };
+enum class PayloadClass { foreign, unknown_version, unknown_kind, probe, reply, train, train_report };
 PayloadClass classify_payload(std::span<const std::byte> payload);
 
 std::vector<std::byte> encode_probe(const ProbeHeader& probe);
@@ -101,6 +122,28 @@ Result<std::vector<std::byte>> encode_reply(const ProbeReply& reply);
 // stop before a length the payload declares, malformed otherwise).
 Result<ProbeHeader> decode_probe(std::span<const std::byte> payload);
 Result<ProbeReply> decode_reply(std::span<const std::byte> payload);
+
+// One datagram of a train, or (seq == length) its report request.
+struct TrainDatagram {
+  ProbeHeader probe;        // attempt: the report request's (0 on the train's own datagrams)
+  std::uint32_t seq = 0;    // 0 .. length - 1; length: the report request
+  std::uint32_t length = 0; // 1 .. kMaxTrainLength
+  bool report_request() const { return seq == length; }
+  friend bool operator==(const TrainDatagram&, const TrainDatagram&) = default;
+};
+
+struct TrainReport {
+  ProbeReply reply;  // as to a probe: the request's header, times, port and forward trace
+  std::uint32_t length = 0;
+  std::uint32_t arrived = 0;  // distinct datagrams of the train heard, or kTrainNotCounted
+  friend bool operator==(const TrainReport&, const TrainReport&) = default;
+};
+
+// Errors on a length of 0 or past kMaxTrainLength, or a seq past the length.
+Result<std::vector<std::byte>> encode_train(const TrainDatagram& train);
+Result<std::vector<std::byte>> encode_train_report(const TrainReport& report);
+Result<TrainDatagram> decode_train(std::span<const std::byte> payload);
+Result<TrainReport> decode_train_report(std::span<const std::byte> payload);
 
 // The 64-bit run id carried for a run identifier: FNV-1a over its bytes, so
 // any text names a run and both ends agree without exchanging it.

@@ -36,6 +36,7 @@ nlohmann::ordered_json settings_json(const PlanSettings& s) {
           {"lossy_warn", s.lossy_warn},
           {"lossy_critical", s.lossy_critical},
           {"lossy_max_background", s.lossy_max_background},
+          {"lossy_detect", s.lossy_detect},
           {"senders", {{"timeout_ms", s.senders.timeout_ms},
                        {"retries", s.senders.retries},
                        {"rate", s.senders.rate},
@@ -50,11 +51,12 @@ Result<PlanSettings> settings_from_json(const nlohmann::json& j) {
     s.max_probes_per_pair = j.at("max_probes_per_pair").get<int>();
     s.max_rounds = j.at("max_rounds").get<int>();
     s.switch_probes = j.at("switch_probes").get<bool>();
-    s.lossy_budget = j.at("lossy_budget").get<int>();
+    s.lossy_budget = j.at("lossy_budget").get<std::int64_t>();
     s.assume_loss = j.at("assume_loss").get<double>();
     s.lossy_warn = j.at("lossy_warn").get<double>();
     s.lossy_critical = j.at("lossy_critical").get<double>();
     s.lossy_max_background = j.at("lossy_max_background").get<double>();
+    s.lossy_detect = j.at("lossy_detect").get<double>();
     const auto& senders = j.at("senders");
     s.senders.timeout_ms = senders.at("timeout_ms").get<int>();
     s.senders.retries = senders.at("retries").get<int>();
@@ -167,7 +169,9 @@ RoundOptions round_options(const PlanSettings& s) {
   o.plan.loss.warn = s.lossy_warn / 100;
   o.plan.loss.critical = s.lossy_critical / 100;
   o.plan.loss.max_background = s.lossy_max_background / 100;
-  o.plan.loss_probes = s.lossy_budget;
+  o.plan.loss_budget = s.lossy_budget;
+  o.plan.loss_detect = s.lossy_detect / 100;
+  o.plan.loss.detect = o.plan.loss_detect;
   o.max_rounds = s.max_rounds;
   o.switch_probes = s.switch_probes;
   return o;

@@ -49,9 +49,9 @@ struct PlanSettings {
   int max_probes_per_pair = 64;
   int max_rounds = 8;
   bool switch_probes = true;
-  int lossy_budget = 2000;
+  std::int64_t lossy_budget = 200000;  // attempts across one direction, the loss rounds' trains in all
   double assume_loss = 10;  // percent, as verify's
-  double lossy_warn = 1, lossy_critical = 5, lossy_max_background = 1;  // percent
+  double lossy_warn = 1, lossy_critical = 5, lossy_max_background = 10, lossy_detect = 2;  // percent
   SenderSettings senders;
 };
 

@@ -334,58 +334,6 @@ UplinkCoverage coverage(const FabricIndex& f, const std::vector<Observation>& se
   return c;
 }
 
-// Repeats of learned source ports across the directions the loss
-// estimate leaves undecided, within o.loss_probes (next_round()).
-void add_loss_probes(const FabricIndex& f, const std::vector<ProbeTarget>& sent, const std::vector<Observation>& seen,
-                     const PlanOptions& o, std::vector<std::vector<int>>& extra) {
-  const Blueprint& bp = f.blueprint();
-  const LossEstimate estimate = estimate_loss(collect_loss_evidence(f, seen), bp.cables.size(), o.loss);
-  if (estimate.undecided.empty()) return;
-  std::map<DirectedCable, std::int64_t> wanted;  // direction -> attempts it has had
-  for (const auto& d : estimate.undecided) wanted[d.cable * 2 + d.direction] = d.attempts;
-  std::map<std::tuple<int, std::string, int, std::string>, size_t> target_of;
-  for (size_t i = 0; i < sent.size(); ++i) {
-    const ProbeTarget& t = sent[i];
-    if (t.hop_limit == 0) target_of[{t.src_host, t.src_port, t.dst_host, t.dst_address}] = i;
-  }
-  // Per undecided direction, the (target, source port) pairs whose traces crossed it.
-  std::map<DirectedCable, std::vector<std::pair<size_t, int>>> crossing;
-  std::map<std::tuple<std::string, std::uint64_t, std::string>, std::pair<size_t, int>> probe_of;  // run, probe, sender
-  auto note = [&](const Observation& obs, std::pair<size_t, int> at) {
-    for (DirectedCable l : traced_cables(f, obs)) {
-      if (wanted.count(l)) crossing[l].push_back(at);
-    }
-  };
-  for (const auto& obs : seen) {
-    if (!obs.received || obs.direction != "forward" || obs.src_device.empty()) continue;
-    const int src = f.device_by_name(obs.src_device), dst = f.device_by_name(obs.dst_device);
-    auto it = target_of.find({src, obs.src_port, dst, obs.dst_address});
-    if (it == target_of.end()) continue;
-    const std::pair<size_t, int> at{it->second, obs.src_udp_port};
-    probe_of[{obs.run, obs.probe, obs.src_device}] = at;
-    note(obs, at);
-  }
-  for (const auto& obs : seen) {
-    if (!obs.received || obs.direction != "reverse") continue;
-    auto it = probe_of.find({obs.run, obs.probe, obs.dst_device});
-    if (it != probe_of.end()) note(obs, it->second);
-  }
-  if (crossing.empty()) return;
-  std::int64_t budget = o.loss_probes;
-  const std::int64_t share = std::max<std::int64_t>(1, budget / static_cast<std::int64_t>(crossing.size()));
-  for (auto& [direction, pairs] : crossing) {
-    std::sort(pairs.begin(), pairs.end());
-    pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-    const std::int64_t n = std::min({share, budget, std::max<std::int64_t>(wanted[direction], 8)});
-    for (std::int64_t k = 0; k < n; ++k) {
-      const auto& [target, port] = pairs[static_cast<size_t>(k) % pairs.size()];
-      extra[target].push_back(port);
-    }
-    budget -= n;
-    if (budget <= 0) break;
-  }
-}
-
 }  // namespace
 
 std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
@@ -470,7 +418,6 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
       extra[i].push_back(max_port);
     }
   }
-  if (o.loss_probes > 0) add_loss_probes(f, sent, seen, o, extra);
   std::vector<ProbeTarget> more;
   for (size_t i = 0; i < sent.size(); ++i) {
     if (extra[i].empty()) continue;

@@ -53,11 +53,14 @@ struct ProbeTarget {
   int dst_host = 0;      // a host, or for a switch probe the switch
   int dst_nic = 0;
   std::string dst_address;
-  std::vector<int> source_ports;  // one probe each
+  std::vector<int> source_ports;  // one probe each (with `train`: one train each)
   // A switch probe: addressed to the switch's loopback with this hop limit,
   // answered by the switch's ICMPv6 port unreachable, which quotes the
   // probe's trace up to and including the switch (kSwitchProbeHopLimit).
   int hop_limit = 0;
+  // A train's length (probe/payload.h): each source port sends that many
+  // datagrams and asks for their count; 0: ordinary probes.
+  int train = 0;
 };
 
 // The hop limit of a switch probe: enough to reach any switch of the
@@ -71,9 +74,14 @@ struct PlanOptions {
   double miss_probability = 1e-3;  // as the diff's: enough to call a silent uplink missing
   SilenceRule silence;             // as the diff's: enough to call a silent host-cable direction broken
   LossOptions loss;                // as the diff's: when a direction is lossy
-  // Probes a round may add, beyond the coverage's, to decide directions
-  // the loss estimate leaves undecided (--lossy-budget); 0: none.
-  int loss_probes = 0;
+  // The loss phase after the wiring rounds (probe/loss_trains.h): trains
+  // sized to name a direction losing `loss_detect` more than the
+  // background with chance `loss_power` (--lossy-detect; 0: no loss
+  // phase), later rounds adding to the directions left undecided, at most
+  // `loss_budget` attempts across any one direction in all (--lossy-budget).
+  double loss_detect = 0.02;
+  double loss_power = 0.99;
+  std::int64_t loss_budget = 200000;
 };
 
 // The cables a probe and its reply cross whatever ECMP picks, and how far
@@ -113,11 +121,6 @@ std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<in
 // options.silence (loss may still explain it), and for the pairs between
 // pods whose plane has a core rule (in-port, destination pod) no trace has
 // exercised yet. Empty when coverage is complete or the bound is reached.
-// And, within options.loss_probes, repeats of source ports whose traced
-// path crossed a direction the loss estimate leaves undecided (more loss
-// than the background explains, an interval reaching the warning rate):
-// the same five-tuple takes the same path, so each repeat crosses it again;
-// each undecided direction gets an equal share, up to doubling its attempts.
 std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
                                     const std::vector<Observation>& seen, const PlanOptions& options = {});
 

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "blueprint/fabric_index.h"
+#include "probe/loss_trains.h"
+#include "probe/payload.h"
 
 namespace hpn::probe {
 
@@ -47,10 +49,17 @@ std::size_t overlay(std::vector<ProbeTarget>& plan, const std::vector<PlanEntry>
 
 }  // namespace
 
-const char* to_string(RoundKind kind) { return kind == RoundKind::switches ? "switch" : "host"; }
+const char* to_string(RoundKind kind) {
+  switch (kind) {
+    case RoundKind::switches: return "switch";
+    case RoundKind::hosts: return "host";
+    case RoundKind::losses: return "loss";
+  }
+  return "?";
+}
 
 ProbeRounds::ProbeRounds(const Blueprint& bp, const std::vector<int>& hosts, const RoundOptions& options)
-    : options_(options) {
+    : options_(options), hosts_(hosts) {
   host_plan_ = initial_plan(bp, hosts, options.plan);
   if (options.switch_probes) switch_plan_ = switch_probes(bp, hosts, options.plan);
   phase_ = options.switch_probes ? Phase::switches : Phase::hosts;
@@ -59,23 +68,34 @@ ProbeRounds::ProbeRounds(const Blueprint& bp, const std::vector<int>& hosts, con
 std::optional<Round> ProbeRounds::next(const Blueprint& bp, const std::vector<Observation>& seen,
                                        const CanSend& can_send) {
   if (phase_ == Phase::done) return std::nullopt;
-  std::vector<ProbeTarget>& plan = phase_ == Phase::switches ? switch_plan_ : host_plan_;
   std::vector<ProbeTarget> round;
-  if (number_ == 0) {
-    round = plan;
+  if (phase_ == Phase::losses) {
+    round = number_ == 0 ? first_loss_round(bp, hosts_, seen, options_.plan)
+                         : next_loss_round(bp, hosts_, loss_plan_, seen, options_.plan);
   } else {
-    // Ask for more where coverage falls short; the plan keeps every port sent.
-    round = merge_round(plan, phase_ == Phase::switches ? next_switch_round(bp, plan, seen, options_.plan)
-                                                        : next_round(bp, plan, seen, options_.plan));
+    std::vector<ProbeTarget>& plan = phase_ == Phase::switches ? switch_plan_ : host_plan_;
+    if (number_ == 0) {
+      round = plan;
+    } else {
+      // Ask for more where coverage falls short; the plan keeps every port sent.
+      round = merge_round(plan, phase_ == Phase::switches ? next_switch_round(bp, plan, seen, options_.plan)
+                                                          : next_round(bp, plan, seen, options_.plan));
+    }
   }
   while (number_ >= options_.max_rounds || round.empty()) {
-    if (phase_ == Phase::hosts) {
+    if (phase_ == Phase::losses || (phase_ == Phase::hosts && options_.plan.loss_detect <= 0)) {
       phase_ = Phase::done;
       return std::nullopt;
     }
-    phase_ = Phase::hosts;
     number_ = 0;
-    round = host_plan_;
+    if (phase_ == Phase::hosts) {
+      // The wiring rounds' background sizes the first trains.
+      phase_ = Phase::losses;
+      round = first_loss_round(bp, hosts_, seen, options_.plan);
+    } else {
+      phase_ = Phase::hosts;
+      round = host_plan_;
+    }
   }
   ++number_;
   return assign(bp, round, can_send);
@@ -83,9 +103,12 @@ std::optional<Round> ProbeRounds::next(const Blueprint& bp, const std::vector<Ob
 
 Round ProbeRounds::assign(const Blueprint& bp, const std::vector<ProbeTarget>& round, const CanSend& can_send) {
   Round r;
-  r.kind = phase_ == Phase::switches ? RoundKind::switches : RoundKind::hosts;
+  r.kind = phase_ == Phase::switches ? RoundKind::switches
+           : phase_ == Phase::hosts   ? RoundKind::hosts
+                                      : RoundKind::losses;
   r.number = number_;
-  r.name = fmt::format("{}{}", r.kind == RoundKind::switches ? "switches" : "round", number_);
+  static const char* const names[] = {"switches", "round", "loss"};
+  r.name = fmt::format("{}{}", names[static_cast<int>(r.kind)], number_);
   std::map<TargetKey, std::size_t> entry_of;
   for (std::size_t e = 0; e < entries_.size(); ++e) entry_of[key_of(entries_[e].target)] = e;
   // A switch round has a sender per port, a host round one per host.
@@ -94,23 +117,31 @@ Round ProbeRounds::assign(const Blueprint& bp, const std::vector<ProbeTarget>& r
     // A port that cannot send (no interface) sends nothing; the probes
     // toward it still tell on its cable.
     if (t.source_ports.empty() || (can_send && !can_send(t.src_host, t.src_port))) continue;
-    auto [it, fresh] = entry_of.try_emplace(key_of(t), entries_.size());
+    // A train is an entry of its own: its length is the entry's.
+    auto [it, fresh] = r.kind == RoundKind::losses ? std::pair{entry_of.end(), true}
+                                                   : entry_of.try_emplace(key_of(t), entries_.size());
+    const std::size_t entry = fresh ? entries_.size() : it->second;
     if (fresh) {
       entries_.push_back({r.kind, t});
       entries_.back().target.source_ports.clear();
+      if (r.kind == RoundKind::losses) loss_plan_.push_back(t);
     }
-    auto& all = entries_[it->second].target.source_ports;
+    auto& all = entries_[entry].target.source_ports;
     all.insert(all.end(), t.source_ports.begin(), t.source_ports.end());
-    r.targets.push_back({it->second, t});
+    r.targets.push_back({entry, t});
     const std::string& to = bp.devices[t.dst_host].name;
-    nlohmann::json line = {{"entry", it->second}, {"from", t.src_port},
+    nlohmann::json line = {{"entry", entry}, {"from", t.src_port},
                            {"to", t.hop_limit > 0 ? fmt::format("{}={}@{}", to, t.dst_address, t.hop_limit)
                                                   : fmt::format("{}={}", to, t.dst_address)},
                            {"source_ports", t.source_ports}};
+    if (t.train > 0) line["train"] = t.train;
     RoundSender& s = senders[{t.src_host, r.kind == RoundKind::switches ? t.src_port : std::string()}];
     s.plan_text += line.dump() + "\n";
     s.probes += static_cast<int>(t.source_ports.size());
     r.probes += static_cast<int>(t.source_ports.size());
+    const std::int64_t datagrams = static_cast<std::int64_t>(t.train) * static_cast<std::int64_t>(t.source_ports.size());
+    s.train_datagrams += datagrams;
+    r.train_datagrams += datagrams;
   }
   for (auto& [where, s] : senders) {
     s.host = where.first;
@@ -125,11 +156,16 @@ std::vector<int> ProbeRounds::destinations(const Blueprint& bp) const {
   for (const auto& t : host_plan_) {
     if (bp.devices[t.dst_host].role == Role::host) hosts.insert(t.dst_host);
   }
+  // The loss phase's trains across host cables go to each port's
+  // neighbours on its ToR (its other trains retrace the wiring rounds').
+  if (options_.plan.loss_detect > 0) {
+    for (const auto& t : ring_pairs(bp, hosts_)) hosts.insert(t.dst_host);
+  }
   return {hosts.begin(), hosts.end()};
 }
 
 nlohmann::json ProbeRounds::state_json() const {
-  static const char* const phases[] = {"switches", "hosts", "done"};
+  static const char* const phases[] = {"switches", "hosts", "losses", "done"};
   std::int64_t probes = 0;
   for (const auto& e : entries_) probes += static_cast<std::int64_t>(e.target.source_ports.size());
   return {{"phase", phases[static_cast<int>(phase_)]}, {"round", number_},
@@ -148,6 +184,7 @@ std::string ProbeRounds::entries_jsonl(const Blueprint& bp) const {
                                    {"address", t.dst_address},
                                    {"hop_limit", t.hop_limit},
                                    {"source_ports", t.source_ports}};
+    if (t.train > 0) line["train"] = t.train;
     text += line.dump() + "\n";
   }
   return text;
@@ -169,8 +206,10 @@ hpn::Result<ProbeRounds> ProbeRounds::from_json(const Blueprint& bp, const std::
       if (j.at("entry").get<std::size_t>() != rounds.entries_.size()) return where("entries are not numbered in order");
       PlanEntry e;
       const std::string kind = j.at("kind").get<std::string>();
-      if (kind != "switch" && kind != "host") return where(fmt::format("kind '{}': expected switch or host", kind));
-      e.kind = kind == "switch" ? RoundKind::switches : RoundKind::hosts;
+      if (kind != "switch" && kind != "host" && kind != "loss") {
+        return where(fmt::format("kind '{}': expected switch, host or loss", kind));
+      }
+      e.kind = kind == "switch" ? RoundKind::switches : kind == "host" ? RoundKind::hosts : RoundKind::losses;
       const std::string from = j.at("from").get<std::string>();
       const auto colon = from.find(':');
       e.target.src_host = f.device_by_name(from.substr(0, colon));
@@ -184,6 +223,13 @@ hpn::Result<ProbeRounds> ProbeRounds::from_json(const Blueprint& bp, const std::
       e.target.dst_address = j.at("address").get<std::string>();
       e.target.hop_limit = j.at("hop_limit").get<int>();
       e.target.source_ports = j.at("source_ports").get<std::vector<int>>();
+      if (e.kind == RoundKind::losses) {
+        e.target.train = j.at("train").get<int>();
+        if (e.target.train < 1 || e.target.train > static_cast<int>(kMaxTrainLength)) {
+          return where(fmt::format("train {}: a train is 1 to {} datagrams", e.target.train, kMaxTrainLength));
+        }
+        rounds.loss_plan_.push_back(e.target);
+      }
       probes += static_cast<std::int64_t>(e.target.source_ports.size());
       rounds.entries_.push_back(std::move(e));
     } catch (const nlohmann::json::exception& x) {
@@ -194,8 +240,9 @@ hpn::Result<ProbeRounds> ProbeRounds::from_json(const Blueprint& bp, const std::
     const std::string phase = state.at("phase").get<std::string>();
     if (phase == "switches") rounds.phase_ = Phase::switches;
     else if (phase == "hosts") rounds.phase_ = Phase::hosts;
+    else if (phase == "losses") rounds.phase_ = Phase::losses;
     else if (phase == "done") rounds.phase_ = Phase::done;
-    else return Error{fmt::format("phase '{}': expected switches, hosts or done", phase)};
+    else return Error{fmt::format("phase '{}': expected switches, hosts, losses or done", phase)};
     rounds.number_ = state.at("round").get<int>();
     // What the state says was written must be what the entries hold: a
     // plan cut off between its two files is not resumed.

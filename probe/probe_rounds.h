@@ -6,6 +6,8 @@
 //
 //   the switch probes' rounds (switch_probes(), then next_switch_round()),
 //   then the rounds between hosts (initial_plan(), then next_round()),
+//   then the loss rounds' trains (probe/loss_trains.h: first_loss_round(),
+//   then next_loss_round()), when options.plan.loss_detect is above 0,
 //   each phase until nothing more is asked for or max_rounds are sent.
 //
 // Every target sent is numbered once, in the order first sent (its entry,
@@ -35,7 +37,7 @@ struct RoundOptions {
   bool switch_probes = true;  // the switch probes' phase, before the hosts'
 };
 
-enum class RoundKind { switches, hosts };
+enum class RoundKind { switches, hosts, losses };
 
 // One sender's share of a round: the lines of its `probe send --plan` file.
 // A switch round has a sender per port (each port's switches are its own
@@ -46,6 +48,7 @@ struct RoundSender {
   std::string port;
   std::string plan_text;  // JSON lines: entry, from, to, source_ports
   int probes = 0;
+  std::int64_t train_datagrams = 0;
 };
 
 // A target of a round, with only the source ports this round sends.
@@ -57,10 +60,11 @@ struct RoundTarget {
 struct Round {
   RoundKind kind = RoundKind::hosts;
   int number = 0;    // within its phase, from 1
-  std::string name;  // "switches1", "round1": file names and progress
+  std::string name;  // "switches1", "round1", "loss1": file names and progress
   std::vector<RoundTarget> targets;  // in plan order
   std::vector<RoundSender> senders;  // by host, then port: the same probes
   int probes = 0;
+  std::int64_t train_datagrams = 0;  // of a loss round: its trains' datagrams
 };
 
 // An entry of the plan: a target as sent so far, and whose probes it is.
@@ -103,18 +107,20 @@ class ProbeRounds {
                                        const std::string& entries, const std::string& entries_name);
 
  private:
-  enum class Phase { switches, hosts, done };
+  enum class Phase { switches, hosts, losses, done };
   ProbeRounds() = default;
   Round assign(const Blueprint& bp, const std::vector<ProbeTarget>& round, const CanSend& can_send);
 
   RoundOptions options_;
+  std::vector<int> hosts_;
   Phase phase_ = Phase::switches;
   int number_ = 0;  // rounds handed out in this phase
   std::vector<ProbeTarget> switch_plan_, host_plan_;  // every target of each phase, merged
+  std::vector<ProbeTarget> loss_plan_;                // every train sent, one per entry
   std::vector<PlanEntry> entries_;
 };
 
-// "switch" / "host", as plan.jsonl names an entry's kind.
+// "switch" / "host" / "loss", as plan.jsonl names an entry's kind.
 const char* to_string(RoundKind kind);
 
 }  // namespace hpn::probe

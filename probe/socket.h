@@ -46,6 +46,11 @@ struct Datagram {
   // (every socket carries the same pre-allocated trace).
   std::vector<std::byte> hop_by_hop;
   std::int64_t realtime_ns = 0;  // receive only: arrival, CLOCK_REALTIME
+  // Receive only: how many datagrams the receiving socket has dropped so
+  // far for want of buffer room (SO_RXQ_OVFL); 0 where the network does
+  // not say. A listener counting a train must know its own drops from the
+  // network's.
+  std::uint32_t drops = 0;
   // Send only: the IPv6 hop limit, 0 for the system's default.
   int hop_limit = 0;
   // Receive only: set when this is a probe of ours quoted in an ICMPv6

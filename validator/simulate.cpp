@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <random>
 
 #include "probe/payload.h"
 
@@ -65,6 +66,14 @@ bool FabricModel::lost_on(const Peer& p) {
   auto draw = [&] { return static_cast<double>(random_() >> 11) * 0x1.0p-53; };
   if (loss_ > 0 && draw() < loss_) return true;
   return p.loss > 0 && draw() < p.loss;
+}
+
+int FabricModel::survivors(const Peer& p, int n) {
+  const double keep = (1 - loss_) * (1 - p.loss);
+  if (n <= 0 || keep >= 1) return n;
+  // libstdc++'s binomial: the same draws for the same seed on this
+  // standard library (the diagnosis bench's figures rest on it).
+  return std::binomial_distribution<int>(n, keep)(random_);
 }
 
 const FabricModel::Peer* FabricModel::peer(PortRef p) const {
@@ -257,6 +266,47 @@ AgentProbe FabricModel::agent_probe(int host, int port, int dst, int nic, int sp
   return out;
 }
 
+AgentProbe FabricModel::agent_train(int host, int port, int dst, int nic, int sport, uint64_t id, int length,
+                                    int attempts) {
+  // The train's own datagrams: the five-tuple's one path, each crossing
+  // thinning them; the report request then asks what arrived.
+  const Blueprint& bp = f_.blueprint();
+  const int src_nic = f_.port({host, port}).nic;
+  const std::string src_address = address(host, src_nic), dst_address = address(dst, nic);
+  int arrived = length;
+  PortRef out{host, port};
+  for (int hops = 0;; ++hops) {
+    const Peer* p = hops < 16 ? peer(out) : nullptr;
+    if (!p || p->drops) {
+      arrived = 0;
+      break;
+    }
+    arrived = survivors(*p, arrived);
+    const PortRef in = p->port;
+    if (in.device == dst) break;
+    if (bp.devices[in.device].role == Role::host) {
+      arrived = 0;  // delivered to the wrong host, which does not listen for it
+      break;
+    }
+    out = route(in.device, src_address, dst_address, dst, nic, sport, 17768);
+    if (!out.valid()) {
+      arrived = 0;
+      break;
+    }
+  }
+  AgentProbe p = agent_probe(host, port, dst, nic, sport, id, attempts);
+  for (auto& o : p.receiver) {
+    o.train = length;
+    o.arrived = arrived;
+  }
+  for (auto& o : p.sender) {
+    if (o.direction != "forward") continue;
+    o.train = length;
+    o.arrived = o.received ? arrived : -1;
+  }
+  return p;
+}
+
 probe::Observation FabricModel::agent_switch_probe(int host, int port, int target, const std::string& loopback,
                                                    int sport, uint64_t id, int attempts) {
   probe::Observation o;
@@ -281,13 +331,19 @@ SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, 
   auto has_port = [&](int host, const std::string& port) { return f.port_by_name(host, port) >= 0; };
   while (auto round = rounds.next(bp, run.observations, has_port)) {
     const bool switches = round->kind == probe::RoundKind::switches;
-    if (!switches) ++run.rounds;
+    if (round->kind == probe::RoundKind::hosts) ++run.rounds;
+    if (round->kind == probe::RoundKind::losses) ++run.loss_rounds;
     for (const auto& [entry, t] : round->targets) {
       const int port = f.port_by_name(t.src_host, t.src_port);
       for (int sport : t.source_ports) {
         if (switches) {
           run.observations.push_back(model.agent_switch_probe(t.src_host, port, t.dst_host, t.dst_address, sport,
                                                               ++id, attempts));
+        } else if (t.train > 0) {
+          AgentProbe p = model.agent_train(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id, t.train, attempts);
+          run.observations.insert(run.observations.end(), p.sender.begin(), p.sender.end());
+          heard.insert(heard.end(), p.receiver.begin(), p.receiver.end());
+          run.train_datagrams += t.train;
         } else {
           AgentProbe p = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id, attempts);
           run.observations.insert(run.observations.end(), p.sender.begin(), p.sender.end());

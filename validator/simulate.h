@@ -63,6 +63,15 @@ class FabricModel {
   // probe(), tried up to `attempts` times while unanswered, as the agent does.
   AgentProbe agent_probe(int host, int port, int dst, int nic, int src_udp_port, uint64_t probe_id, int attempts);
 
+  // A train (probe/payload.h) as the agent sends it: `length` datagrams of
+  // the five-tuple, each crossing lost at random as a probe's would be,
+  // then the report request tried up to `attempts` times. The records are
+  // agent_probe()'s with the train's counts: the sender's forward record
+  // what the report said (arrived -1 when none came back), the receiver's
+  // record of each request what it had counted.
+  AgentProbe agent_train(int host, int port, int dst, int nic, int src_udp_port, uint64_t probe_id, int length,
+                         int attempts);
+
   // switch_probe(), likewise.
   probe::Observation agent_switch_probe(int host, int port, int target, const std::string& loopback,
                                         int src_udp_port, uint64_t probe_id, int attempts);
@@ -81,6 +90,8 @@ class FabricModel {
     double loss = 0;     // this direction's own random loss (a loss-*-* fault)
   };
   bool lost_on(const Peer& p);  // this crossing of `p` lost at random
+  // Of `n` datagrams crossing `p`, how many get across.
+  int survivors(const Peer& p, int n);
   const Peer* peer(PortRef p) const;
   PortRef route(int device, const std::string& src, const std::string& dst, int dst_host, int nic,
                 int sport, int dport) const;
@@ -106,12 +117,14 @@ class FabricModel {
 // What verify --lab gathers, with the model standing in for the lab: the
 // probe plan's switch probes and then its host rounds for `hosts`, as
 // verify --lab's rounds go (probe::ProbeRounds, at most `max_rounds` each
-// phase), every probe tried up to `attempts` times as
+// phase, the loss rounds' trains included), every probe tried up to `attempts` times as
 // the agents try it, the receivers' records added at the end.
 struct SimulatedRun {
   std::vector<probe::Observation> observations;
-  std::int64_t probes = 0;  // probes sent (attempts not counted)
+  std::int64_t probes = 0;  // probes sent (attempts not counted; a train's report request is its probe)
+  std::int64_t train_datagrams = 0;  // the loss rounds' trains' own datagrams
   int rounds = 0;           // host rounds sent
+  int loss_rounds = 0;      // loss rounds sent
 };
 SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, const probe::PlanOptions& plan,
                              int attempts, int max_rounds = 8);

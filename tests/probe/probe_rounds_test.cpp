@@ -106,7 +106,7 @@ TEST_CASE("probe/rounds: a plan saved and resumed after every round sends what a
   make_rounds_needed(lab);
   const auto hosts = hosts_of(lab, "pod=0,segment=1");
   probe::RoundOptions options;
-  options.plan.loss_probes = 500;
+  options.plan.loss_budget = 20000;
 
   validator::FabricModel straight_model(*lab.fabric, lab.wiring);
   straight_model.set_loss(0.03, 7);

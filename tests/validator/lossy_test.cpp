@@ -33,7 +33,7 @@ struct Probing {
   double background = 0;
   uint64_t seed = 1;
   int attempts = 3;  // verify --lab's agents: --retries 2
-  int loss_probes = 2000;
+  std::int64_t loss_budget = 200000;
   // The forward model has no noise beside its loss: the estimator itself is
   // tested at every background here (--lossy-max-background 100).
   double max_background = 1.0;
@@ -44,7 +44,7 @@ validator::Report probe_and_diff(const LabFixture& lab, const Probing& how, int6
   model.set_loss(how.background, how.seed);
   probe::PlanOptions plan;
   plan.silence.attempts = how.attempts;
-  plan.loss_probes = how.loss_probes;
+  plan.loss_budget = how.loss_budget;
   auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, how.attempts);
   if (probes) *probes = run.probes;
   validator::DiffOptions options;
@@ -190,7 +190,6 @@ TEST_CASE("validator/lossy: the thresholds set the severity, and a rate below th
   validator::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  plan.loss_probes = 2000;
   const auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
   const auto witnesses = validator::collect_witnesses(*lab.fabric, run.observations);
   validator::DiffOptions options;

@@ -1,0 +1,321 @@
+#include "probe/loss_trains.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include "blueprint/fabric_index.h"
+#include "probe/loss_tomography.h"
+#include "probe/payload.h"
+
+namespace hpn::probe {
+
+namespace {
+
+// ln P[X <= k] for X ~ Binomial(n, q), summed in log space from the mode
+// down; a normal approximation (with continuity correction) when the sum
+// would be long.
+double binomial_cdf(std::int64_t n, double q, std::int64_t k) {
+  if (k < 0) return 0;
+  if (k >= n) return 1;
+  if (q <= 0) return 1;
+  if (q >= 1) return 0;
+  const double mean = static_cast<double>(n) * q, sd = std::sqrt(mean * (1 - q));
+  if (k > 2000 && sd > 30) return 0.5 * std::erfc(-((static_cast<double>(k) + 0.5 - mean) / sd) / std::sqrt(2.0));
+  const double nd = static_cast<double>(n);
+  auto log_pmf = [&](std::int64_t i) {
+    const double id = static_cast<double>(i);
+    return std::lgamma(nd + 1) - std::lgamma(id + 1) - std::lgamma(nd - id + 1) + id * std::log(q) +
+           (nd - id) * std::log1p(-q);
+  };
+  double sum = 0;
+  for (std::int64_t i = k; i >= 0; --i) {
+    const double term = std::exp(log_pmf(i));
+    sum += term;
+    if (term < 1e-17 * sum && static_cast<double>(i) < mean) break;
+  }
+  return std::min(1.0, sum);
+}
+
+// The least k with P[Poisson(lambda) >= k] <= alpha, at least min_lost.
+std::int64_t critical_count(double lambda, double alpha, int min_lost) {
+  const double log_alpha = std::log(alpha);
+  std::int64_t lo = std::max<std::int64_t>(min_lost, static_cast<std::int64_t>(std::ceil(lambda)));
+  if (lambda <= 0 || log_poisson_tail(lambda, lo) <= log_alpha) return lo;
+  std::int64_t hi = lo + static_cast<std::int64_t>(10 * std::sqrt(lambda) + 50);
+  while (log_poisson_tail(lambda, hi) > log_alpha) hi = lo + 2 * (hi - lo);
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (log_poisson_tail(lambda, mid) <= log_alpha ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+}  // namespace
+
+double detection_power(const DetectionRule& r, std::int64_t n) {
+  if (n <= 0) return 0;
+  const double keep = std::pow(1 - r.background, r.path_length);
+  const double q0 = 1 - keep, q1 = 1 - keep * (1 - r.rate);
+  const std::int64_t c = critical_count(static_cast<double>(n) * q0, r.alpha, r.min_lost);
+  return 1 - binomial_cdf(n, q1, c - 1);
+}
+
+std::int64_t attempts_to_detect(const DetectionRule& r) {
+  constexpr std::int64_t kMax = 1'000'000'000;
+  if (r.rate <= 0) return kMax;
+  std::int64_t hi = std::max(1, r.min_lost);
+  while (hi < kMax && detection_power(r, hi) < r.power) hi *= 2;
+  if (hi >= kMax) return kMax;
+  std::int64_t lo = hi / 2;  // power(lo) < wanted, or lo is below min_lost
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (detection_power(r, mid) >= r.power ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+namespace {
+
+std::string bond_address(const Blueprint& bp, int host, int nic) {
+  for (const auto& i : bp.interfaces) {
+    if (i.device == host && i.nic == nic && i.purpose == "host") return i.ipv6;
+  }
+  return {};
+}
+
+// A flow as the trains name it: sender, its port, destination, source port.
+using FlowKey = std::tuple<int, std::string, int, std::string, int>;
+FlowKey key_of(const ProbeTarget& t, int sport) { return {t.src_host, t.src_port, t.dst_host, t.dst_address, sport}; }
+
+// The directed cables each flow was traced across, from the senders'
+// received forward records (a train's or a probe's).
+std::map<FlowKey, std::vector<DirectedCable>> traced_flows(const FabricIndex& f, const std::vector<Observation>& seen) {
+  std::map<FlowKey, std::vector<DirectedCable>> out;
+  for (const auto& o : seen) {
+    if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+    const int src = f.device_by_name(o.src_device), dst = f.device_by_name(o.dst_device);
+    if (src < 0 || dst < 0) continue;
+    FlowKey key{src, o.src_port, dst, o.dst_address, o.src_udp_port};
+    if (out.count(key)) continue;
+    out.emplace(std::move(key), traced_cables(f, o));
+  }
+  return out;
+}
+
+// The directions whose loss the phase decides: both ways of every cable in
+// scope but the aggregation-core ones of a single pod (no host's probe
+// crosses those within one pod; their sessions witness them).
+std::vector<bool> directions_in_scope(const Blueprint& bp, const std::vector<int>& hosts) {
+  const std::vector<bool> cables = cables_in_scope(bp, hosts);
+  std::vector<bool> out(bp.cables.size() * 2, false);
+  for (std::size_t c = 0; c < bp.cables.size(); ++c) {
+    if (cables[c]) out[2 * c] = out[2 * c + 1] = true;
+  }
+  return out;
+}
+
+int tested_count(const std::vector<bool>& directions) {
+  return static_cast<int>(std::count(directions.begin(), directions.end(), true));
+}
+
+DetectionRule rule_for(const PlanOptions& o, double background, int tested, int path_length) {
+  DetectionRule r;
+  r.rate = o.loss_detect;
+  r.background = background;
+  r.path_length = std::max(1, path_length);
+  r.alpha = o.loss.alpha / std::max(1, tested);
+  r.power = o.loss_power;
+  r.min_lost = o.loss.min_lost;
+  return r;
+}
+
+}  // namespace
+
+std::vector<ProbeTarget> ring_pairs(const Blueprint& bp, const std::vector<int>& hosts) {
+  const FabricIndex f(bp);
+  const std::set<int> senders(hosts.begin(), hosts.end());
+  // Each ToR's host ports in port order, with the host and NIC behind each.
+  std::map<int, std::vector<std::tuple<int, int, std::string>>> behind;  // ToR -> (host, nic, host port)
+  std::set<int> tors;
+  for (std::size_t c = 0; c < bp.cables.size(); ++c) {
+    const Cable& cable = bp.cables[c];
+    if (cable.kind != CableKind::host_tor) continue;
+    const PortRef host = f.end_of(static_cast<int>(c), 0), tor = f.end_of(static_cast<int>(c), 1);
+    if (!host.valid() || !tor.valid()) continue;
+    if (senders.count(host.device)) tors.insert(tor.device);
+    behind[tor.device].push_back({host.device, f.port(host).nic, f.port(host).name});
+  }
+  std::vector<ProbeTarget> out;
+  for (int tor : tors) {
+    const auto& ring = behind[tor];
+    const std::size_t n = ring.size();
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto& [host, nic, port] = ring[i];
+      if (!senders.count(host)) continue;
+      std::set<int> partners;
+      for (std::size_t step = 1; step < n && partners.size() < 2; ++step) {
+        const auto& [dst, dst_nic, dst_port] = ring[(i + step) % n];
+        if (dst == host || partners.count(dst)) continue;
+        const std::string address = bond_address(bp, dst, dst_nic);
+        if (address.empty()) continue;
+        partners.insert(dst);
+        ProbeTarget t;
+        t.src_host = host;
+        t.src_port = port;
+        t.dst_host = dst;
+        t.dst_nic = dst_nic;
+        t.dst_address = address;
+        out.push_back(std::move(t));
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
+                                          const std::vector<Observation>& seen, const PlanOptions& o) {
+  if (o.loss_detect <= 0) return {};
+  const FabricIndex f(bp);
+  const std::vector<bool> in_scope = directions_in_scope(bp, hosts);
+  const int tested = tested_count(in_scope);
+  // The background the wiring rounds saw, per crossing.
+  const double background = estimate_loss(collect_loss_evidence(f, seen), bp.cables.size(), o.loss).baseline;
+  auto length_for = [&](int path_length, int trains) {
+    const std::int64_t n = std::min(attempts_to_detect(rule_for(o, background, tested, path_length)), o.loss_budget);
+    const std::int64_t each = (n + trains - 1) / std::max(1, trains);
+    return static_cast<int>(std::clamp<std::int64_t>(each, 1, kMaxTrainLength));
+  };
+  std::vector<ProbeTarget> out;
+  // Host cables: two trains across each direction, over two cables.
+  int sport = o.first_source_port;
+  const int host_train = length_for(2, 2);
+  for (ProbeTarget t : ring_pairs(bp, hosts)) {
+    t.source_ports = {sport};
+    sport = sport >= 65535 ? o.first_source_port : sport + 1;
+    t.train = host_train;
+    out.push_back(std::move(t));
+  }
+  // Switch-to-switch cables: up to two traced flows across each direction.
+  const auto flows = traced_flows(f, seen);
+  std::map<DirectedCable, std::vector<const FlowKey*>> across;
+  for (const auto& [key, path] : flows) {
+    for (DirectedCable d : path) {
+      const Cable& c = bp.cables[d / 2];
+      if (in_scope[d] && c.kind != CableKind::host_tor) across[d].push_back(&key);
+    }
+  }
+  // The directions with the fewest flows choose first; a flow chosen for
+  // one counts for every direction it crosses. A direction's two flows
+  // share no other switch-to-switch direction where the traces allow:
+  // losses on flows that all cross two directions cannot say which of the
+  // two lost them.
+  auto fabric_of = [&](const FlowKey* k) {
+    std::vector<DirectedCable> out;
+    for (DirectedCable d : flows.at(*k)) {
+      if (bp.cables[d / 2].kind != CableKind::host_tor) out.push_back(d);
+    }
+    return out;
+  };
+  std::vector<std::pair<std::size_t, DirectedCable>> order;
+  for (const auto& [d, candidates] : across) order.push_back({candidates.size(), d});
+  std::sort(order.begin(), order.end());
+  std::set<const FlowKey*> chosen;
+  for (const auto& [count, d] : order) {
+    const auto& candidates = across[d];
+    std::set<DirectedCable> others;  // the other fabric directions of the flows taken for d
+    std::vector<const FlowKey*> taken;
+    auto apart = [&](const FlowKey* k) {
+      for (DirectedCable e : fabric_of(k)) {
+        if (e != d && others.count(e)) return false;
+      }
+      return true;
+    };
+    auto take = [&](const FlowKey* k) {
+      taken.push_back(k);
+      chosen.insert(k);
+      for (DirectedCable e : fabric_of(k)) {
+        if (e != d) others.insert(e);
+      }
+    };
+    // Flows chosen already and apart, then new ones apart, then any.
+    for (int pass = 0; pass < 3 && taken.size() < 2; ++pass) {
+      for (const FlowKey* k : candidates) {
+        if (taken.size() >= 2) break;
+        if (std::find(taken.begin(), taken.end(), k) != taken.end()) continue;
+        if (pass == 0 && !chosen.count(k)) continue;
+        if (pass < 2 && !apart(k)) continue;
+        take(k);
+      }
+    }
+  }
+  // Each chosen flow as long as the direction that needs most of it needs.
+  std::map<DirectedCable, int> sharing;
+  for (const FlowKey* k : chosen) {
+    for (DirectedCable d : flows.at(*k)) ++sharing[d];
+  }
+  for (const FlowKey* k : chosen) {
+    const auto& path = flows.at(*k);
+    int train = 1;
+    for (DirectedCable d : path) {
+      if (in_scope[d] && bp.cables[d / 2].kind != CableKind::host_tor) {
+        train = std::max(train, length_for(static_cast<int>(path.size()), sharing[d]));
+      }
+    }
+    const auto& [src, port, dst, address, source_port] = *k;
+    ProbeTarget t;
+    t.src_host = src;
+    t.src_port = port;
+    t.dst_host = dst;
+    t.dst_nic = f.nic_of_address(dst, address);
+    t.dst_address = address;
+    t.source_ports = {source_port};
+    t.train = train;
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
+                                         const std::vector<ProbeTarget>& sent, const std::vector<Observation>& seen,
+                                         const PlanOptions& o) {
+  if (o.loss_detect <= 0 || sent.empty()) return {};
+  const FabricIndex f(bp);
+  const std::vector<bool> in_scope = directions_in_scope(bp, hosts);
+  LossOptions loss = o.loss;
+  loss.detect = o.loss_detect;
+  const LossEvidence evidence = collect_loss_evidence(f, seen);
+  const LossEstimate estimate = estimate_loss(evidence, bp.cables.size(), loss);
+  std::set<DirectedCable> open;
+  for (const auto& d : estimate.undecided) {
+    const DirectedCable l = d.cable * 2 + d.direction;
+    if (in_scope[l] && d.attempts < o.loss_budget) open.insert(l);
+  }
+  if (open.empty()) return {};
+  // Each train again that crossed an undecided direction, as long as
+  // before: its attempts across that direction double.
+  const auto flows = traced_flows(f, seen);
+  std::vector<ProbeTarget> out;
+  std::set<FlowKey> again;
+  for (const ProbeTarget& t : sent) {
+    for (int sport : t.source_ports) {
+      const FlowKey key = key_of(t, sport);
+      auto it = flows.find(key);
+      if (it == flows.end() || again.count(key)) continue;
+      const bool wanted = std::any_of(it->second.begin(), it->second.end(),
+                                      [&](DirectedCable d) { return open.count(d) > 0; });
+      if (!wanted) continue;
+      again.insert(key);
+      ProbeTarget repeat = t;
+      repeat.source_ports = {sport};
+      out.push_back(std::move(repeat));
+    }
+  }
+  return out;
+}
+
+}  // namespace hpn::probe

@@ -1,0 +1,72 @@
+// The loss phase of a verify's probing: trains (probe/payload.h) that give
+// every direction in scope enough attempts to find a gray failure, after the
+// rounds that check the wiring.
+//
+// How many attempts: a direction whose own loss is `rate` more than the
+// background b per crossing, crossed by paths of L cables, loses an attempt
+// with q1 = 1 - (1-b)^L (1-rate) against q0 = 1 - (1-b)^L. The estimate
+// (probe/loss_tomography.h) names it when its lost attempts k reach the
+// one-sided Poisson critical count c of n q0 at alpha / D (D the
+// directions tested, Bonferroni) and at least min_lost. attempts_to_detect()
+// is the least n with P[Binomial(n, q1) >= c] >= power. At no background
+// that is the min_lost-th loss alone (2%: 406 attempts at 99%); at 5% per
+// crossing over two cables it is some thousands (hpnctl(1), LOSS, has the
+// table).
+//
+// Which trains:
+//   - host cables: on each ToR, each host port sends to the hosts of the
+//     next two ports of the ToR (a ring), so each direction of each host
+//     cable is crossed by two trains, with two different partners, over
+//     paths of two cables (the least noise a path can carry);
+//   - switch-to-switch cables: flows the wiring rounds traced across each
+//     direction (the five-tuple takes the same path again), two per
+//     direction where there are two.
+// The first round sizes them from the background the wiring rounds saw;
+// each later round repeats the trains across the directions the estimate
+// leaves undecided (their interval still reaches the rate to detect),
+// doubling their attempts, until every direction is decided or has had
+// `loss_max_attempts`.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "blueprint/model.h"
+#include "probe/observation.h"
+#include "probe/probe_plan.h"
+
+namespace hpn::probe {
+
+struct DetectionRule {
+  double rate = 0.02;       // the direction's own loss, above the background
+  double background = 0;    // per crossing
+  int path_length = 2;      // cables each attempt crosses
+  double alpha = 1e-6;      // per direction (already divided by the directions tested)
+  double power = 0.99;      // the chance to name it
+  int min_lost = 3;         // the fewest lost attempts a culprit has
+};
+
+// The least number of attempts across a direction that names a loss of
+// rule.rate with rule.power (see above); capped at 1e9.
+std::int64_t attempts_to_detect(const DetectionRule& rule);
+
+// The chance that `attempts` across such a direction name it: the power
+// the rule asks for, at a given count.
+double detection_power(const DetectionRule& rule, std::int64_t attempts);
+
+// The host-cable trains' pairs for `hosts` (the ring on each ToR), without
+// lengths or source ports: where listeners must run for them.
+std::vector<ProbeTarget> ring_pairs(const Blueprint& bp, const std::vector<int>& hosts);
+
+// The first loss round after the wiring rounds, whose observations are `seen`.
+std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
+                                          const std::vector<Observation>& seen, const PlanOptions& options);
+
+// A later one: repeats of the trains in `sent` (every loss round's so far)
+// across the directions still undecided. Empty when none is, or each has
+// had options.loss_max_attempts.
+std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
+                                         const std::vector<ProbeTarget>& sent, const std::vector<Observation>& seen,
+                                         const PlanOptions& options);
+
+}  // namespace hpn::probe
