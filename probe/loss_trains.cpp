@@ -258,8 +258,10 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
   for (const FlowKey* k : chosen) {
     for (DirectedCable d : flows.at(*k)) ++sharing[d];
   }
-  for (const FlowKey* k : chosen) {
-    const auto& path = flows.at(*k);
+  // In the flows' order (a set of pointers is in no order worth keeping).
+  for (const auto& [key, path] : flows) {
+    const FlowKey* k = &key;
+    if (!chosen.count(k)) continue;
     int train = 1;
     for (DirectedCable d : path) {
       if (in_scope[d] && bp.cables[d / 2].kind != CableKind::host_tor) {

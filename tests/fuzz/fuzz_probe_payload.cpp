@@ -1,6 +1,6 @@
 // The probe agent's UDP payloads (probe/payload.h), what a listener and a
 // sender read off the wire, and the forward trace a reply carries as the
-// sender reads it (probe/agent_trace.h). A payload that decodes encodes back
+// sender reads it (probe/agent_trace.h); trains and their reports likewise. A payload that decodes encodes back
 // to the same bytes (the reserved byte aside: ignored on receive).
 #include <vector>
 
@@ -34,6 +34,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto encoded = encode_reply(reply.value());
     HPN_FUZZ_CHECK(encoded.ok() && same_but_reserved(encoded.value(), bytes));
     (void)observed_hops(reply->forward_trace, 123);
+  }
+  if (auto train = decode_train(bytes)) {
+    HPN_FUZZ_CHECK(cls == PayloadClass::train);
+    HPN_FUZZ_CHECK(train->seq <= train->length && train->length <= kMaxTrainLength);
+    auto encoded = encode_train(train.value());
+    HPN_FUZZ_CHECK(encoded.ok() && same_but_reserved(encoded.value(), bytes));
+  }
+  if (auto report = decode_train_report(bytes)) {
+    HPN_FUZZ_CHECK(cls == PayloadClass::train_report);
+    auto encoded = encode_train_report(report.value());
+    HPN_FUZZ_CHECK(encoded.ok() && same_but_reserved(encoded.value(), bytes));
   }
   return 0;
 }

@@ -1,0 +1,351 @@
+// Trains (probe/payload.h): N datagrams of one five-tuple that the listener
+// counts and never answers, then a report request it answers with the
+// count. The wire format byte for byte, the listener's tally (distinct
+// datagrams, its own socket's drops kept apart from the network's), and a
+// sender's plan of trains through a lossy fake path to a real listener:
+// each observation says how many were sent and how many arrived.
+#include <catch2/catch.hpp>
+
+#include <fmt/format.h>
+
+#include <sstream>
+
+#include "fake_network.h"
+#include "probe/agent_listener.h"
+#include "probe/agent_sender.h"
+
+using namespace hpn::probe;
+using hpn::probe::testing::FakeClock;
+using hpn::probe::testing::FakeNetwork;
+using hpn::probe::testing::filled_trace;
+
+namespace {
+
+ProbeHeader header(std::uint64_t id = 5, std::uint8_t attempt = 0) {
+  ProbeHeader h;
+  h.run_id = run_id_of("run-1");
+  h.probe_id = id;
+  h.attempt = attempt;
+  h.sent_ns = 1'000;
+  return h;
+}
+
+Datagram arriving(std::vector<std::byte> payload, std::uint32_t drops = 0, std::uint16_t port = 49152) {
+  Datagram d;
+  d.interface = "b1";
+  d.local = {"2001:db8:2::2", kDefaultProbePort};
+  d.remote = {"2001:db8:1::1", port};
+  d.payload = std::move(payload);
+  d.hop_by_hop = filled_trace({{7, 11, 12}});
+  d.realtime_ns = 5'000;
+  d.drops = drops;
+  return d;
+}
+
+PortNames names() {
+  PortNames n;
+  REQUIRE(parse_port_names("b1=etp1a", n));
+  return n;
+}
+
+std::vector<std::byte> train(std::uint32_t seq, std::uint32_t length, std::uint64_t id = 5, std::uint8_t attempt = 0) {
+  return encode_train({header(id, attempt), seq, length}).value();
+}
+
+// What a listener reports for the train of `id` after it has taken `in`.
+TrainReport report_of(ProbeResponder& responder, std::uint32_t length, std::uint32_t drops = 0,
+                      std::uint64_t id = 5) {
+  auto reply = responder.answer(arriving(train(length, length, id, 1), drops), 6'000);
+  REQUIRE(reply);
+  auto report = decode_train_report(reply->payload);
+  REQUIRE(report);
+  return report.value();
+}
+
+}  // namespace
+
+TEST_CASE("agent/train: a train datagram is the header, seq and length, laid out as documented", "[agent][train]") {
+  const auto bytes = train(3, 1000);
+  CHECK(bytes == to_bytes({'H', 'P', 'N', 'p', 1, 3, 0, 0,                      // magic version kind attempt rsvd
+                           0x7a, 0x18, 0x67, 0x6a, 0x33, 0x93, 0x1f, 0x5c,      // run id of "run-1"
+                           0, 0, 0, 0, 0, 0, 0, 5,                              // probe id
+                           0, 0, 0, 0, 0, 0, 0x03, 0xe8,                        // sent ns
+                           0, 0, 0, 3, 0, 0, 0x03, 0xe8}));                     // seq, length
+  CHECK(classify_payload(bytes) == PayloadClass::train);
+  CHECK(decode_train(bytes).value() == TrainDatagram{header(), 3, 1000});
+  CHECK_FALSE(decode_train(bytes)->report_request());
+  CHECK(decode_train(train(1000, 1000))->report_request());
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    INFO("length " << n);
+    CHECK(decode_train(std::span(bytes).first(n)).error().kind == ErrorKind::truncated);
+  }
+  // A seq past the length, no length, or one past the bound: malformed.
+  auto past = bytes;
+  past[34] = std::byte{0x04};  // seq 1027 of 1000
+  CHECK(decode_train(past).error().to_string() ==
+        "malformed at byte 32: seq 1027 of a train of 1000: a train is 1 to 1000000 datagrams, seq at most its length");
+  CHECK_FALSE(encode_train({header(), 0, 0}));
+  CHECK_FALSE(encode_train({header(), 0, kMaxTrainLength + 1}));
+  CHECK_FALSE(encode_train({header(), 11, 10}));
+  // Not a probe, and no probe is a train.
+  CHECK_FALSE(decode_probe(bytes));
+  CHECK(decode_train(encode_probe(header())).error().to_string() ==
+        "malformed at byte 5: kind 1 where a train (3) was expected");
+}
+
+TEST_CASE("agent/train: a train report round-trips, and every truncation is 'truncated'", "[agent][train]") {
+  TrainReport r;
+  r.reply.probe = header(9, 2);
+  r.reply.probe_received_ns = 7;
+  r.reply.reply_sent_ns = 8;
+  r.reply.port = "etp1a";
+  r.reply.forward_trace = filled_trace({{7, 11, 12}});
+  r.length = 400;
+  r.arrived = 391;
+  const auto bytes = encode_train_report(r).value();
+  CHECK(classify_payload(bytes) == PayloadClass::train_report);
+  CHECK(bytes.size() == kProbeHeaderSize + 8 + 16 + 1 + 5 + 2 + r.reply.forward_trace.size());
+  CHECK(bytes.size() <= kMaxPayloadSize);
+  CHECK(decode_train_report(bytes).value() == r);
+  for (std::size_t n = 0; n < bytes.size(); ++n) {
+    INFO("length " << n);
+    CHECK(decode_train_report(std::span(bytes).first(n)).error().kind == ErrorKind::truncated);
+  }
+  r.arrived = kTrainNotCounted;
+  CHECK(decode_train_report(encode_train_report(r).value()).value() == r);
+  r.arrived = 401;  // more than were sent
+  CHECK_FALSE(encode_train_report(r));
+  auto more = bytes;
+  more[38] = std::byte{0x01};  // arrived 401 (0x0191) of 400
+  more[39] = std::byte{0x91};
+  CHECK(decode_train_report(more).error().kind == ErrorKind::malformed);
+}
+
+TEST_CASE("agent/train: the listener counts a train's distinct datagrams, answers only its report request",
+          "[agent][train]") {
+  ProbeResponder responder(names());
+  for (std::uint32_t seq : {0u, 1u, 2u, 4u, 4u, 7u, 9u}) {  // 3, 5, 6 and 8 lost; 4 twice
+    CHECK_FALSE(responder.answer(arriving(train(seq, 10)), 6'000));
+  }
+  CHECK(responder.counts().train_datagrams == 7);
+  const TrainReport r = report_of(responder, 10);
+  CHECK(r.length == 10);
+  CHECK(r.arrived == 6);
+  CHECK(r.reply.probe == header(5, 1));
+  CHECK(r.reply.port == "etp1a");
+  CHECK(r.reply.forward_trace == filled_trace({{7, 11, 12}}));
+  CHECK(responder.last_train() == std::pair<std::uint32_t, std::uint32_t>{10, 6});
+  // A retried request hears the same count.
+  CHECK(report_of(responder, 10).arrived == 6);
+  // A train none of whose datagrams arrived lost them all.
+  CHECK(report_of(responder, 10, 0, 77).arrived == 0);
+  // Another sender's port is another train.
+  CHECK_FALSE(responder.answer(arriving(train(0, 10), 0, 50000), 6'000));
+  CHECK(report_of(responder, 10).arrived == 6);
+  // An ordinary probe after it is no train's.
+  REQUIRE(responder.answer(arriving(encode_probe(header(6, 0))), 6'000));
+  CHECK_FALSE(responder.last_train());
+}
+
+TEST_CASE("agent/train: datagrams the listener's own socket dropped are not the network's loss", "[agent][train]") {
+  SECTION("drops while the train was under way") {
+    ProbeResponder responder(names());
+    CHECK_FALSE(responder.answer(arriving(train(0, 4), 0), 0));
+    CHECK_FALSE(responder.answer(arriving(train(2, 4), 1), 0));  // the socket dropped one meanwhile
+    CHECK(report_of(responder, 4, 1).arrived == kTrainNotCounted);
+  }
+  SECTION("drops before it, then none") {
+    ProbeResponder responder(names());
+    CHECK_FALSE(responder.answer(arriving(train(0, 4, 1), 3), 0));  // train 1 saw the socket's 3 drops
+    CHECK(report_of(responder, 4, 3, 1).arrived == kTrainNotCounted);
+    for (std::uint32_t seq : {0u, 1u, 3u}) CHECK_FALSE(responder.answer(arriving(train(seq, 4, 2), 3), 0));
+    CHECK(report_of(responder, 4, 3, 2).arrived == 3);  // train 2 began after them: counted
+  }
+  SECTION("a train heard of only by its request, after drops") {
+    ProbeResponder responder(names());
+    CHECK(report_of(responder, 4, 2, 9).arrived == kTrainNotCounted);
+  }
+  SECTION("a train whose length changed") {
+    ProbeResponder responder(names());
+    CHECK_FALSE(responder.answer(arriving(train(0, 4)), 0));
+    CHECK_FALSE(responder.answer(arriving(train(1, 5)), 0));
+    CHECK(report_of(responder, 5).arrived == kTrainNotCounted);
+  }
+}
+
+namespace {
+
+// host-a a0 -- router 7 -- b1 host-b, the listener a real ProbeResponder:
+// train datagrams the path drops (`drop(seq)`) never reach it, and report
+// requests it answers come back after a delay, unless `lose_request(attempt)`.
+// `drop` takes the train's source port and the datagram's seq.
+struct TrainPath {
+  FakeClock clock;
+  FakeNetwork network{clock};
+  ProbeResponder listener{names_of()};
+  std::function<bool(std::uint16_t, std::uint32_t)> drop = [](std::uint16_t, std::uint32_t) { return false; };
+  std::function<bool(int)> lose_request = [](int) { return false; };
+  std::vector<std::uint64_t> order;  // the probe id of each datagram sent
+
+  TrainPath() {
+    network.on_send = [this](const Datagram& sent) {
+      auto t = decode_train(sent.payload);
+      REQUIRE(t);
+      order.push_back(t->probe.probe_id);
+      if (!t->report_request() && drop(sent.local.port, t->seq)) return;
+      if (t->report_request() && lose_request(t->probe.attempt)) return;
+      Datagram at_b;
+      at_b.interface = "b1";
+      at_b.local = sent.remote;
+      at_b.remote = sent.local;
+      at_b.payload = sent.payload;
+      at_b.hop_by_hop = filled_trace({{7, 11, 12}});
+      at_b.realtime_ns = clock.realtime_ns();
+      auto reply = listener.answer(at_b, at_b.realtime_ns);
+      if (!reply) return;
+      Datagram at_a;
+      at_a.interface = sent.interface;
+      at_a.local = reply->remote;
+      at_a.remote = reply->local;
+      at_a.payload = reply->payload;
+      at_a.hop_by_hop = filled_trace({{7, 12, 11}});
+      network.deliver(clock.mono + 2 * kNsPerMs, at_a);
+    };
+  }
+  static PortNames names_of() {
+    PortNames n;
+    (void)parse_port_names("b1=etp5b", n);
+    return n;
+  }
+};
+
+SenderOptions train_options(std::vector<PlannedSend> planned) {
+  SenderOptions o;
+  o.run = "run-1";
+  o.device = "host-a";
+  o.ports = {{"a0", "etp1a", "2001:db8:1::1"}};
+  o.destinations = {{"host-b", "2001:db8:2::2"}};
+  o.rate = 10000;
+  o.timeout_ns = 100 * kNsPerMs;
+  o.retries = 2;
+  o.planned = std::move(planned);
+  REQUIRE(parse_port_names("a0=etp1a", o.port_names));
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("agent/train: a plan's trains are sent, counted and reported, every datagram in the count", "[agent][train]") {
+  TrainPath path;
+  // The train from 50000 loses every 10th datagram, 50001's none, 50002's all.
+  path.drop = [](std::uint16_t port, std::uint32_t seq) { return (port == 50000 && seq % 10 == 0) || port == 50002; };
+  const auto o = train_options({{0, 0, 50000, 3, 200}, {0, 0, 50001, 3, 50}, {0, 0, 50002, 4, 30}});
+  REQUIRE(open_sender(o, path.network));
+  const auto result = run_sender(o, path.network, path.clock, [] { return false; });
+  CHECK(result.counts.probes == 3);
+  CHECK(result.counts.train_datagrams == 280);
+  CHECK(result.counts.sent == 283);  // and one report request each
+  CHECK(result.counts.answered == 3);
+  // The trains' datagrams take turns, so each is spread over the run.
+  REQUIRE(path.order.size() >= 6);
+  CHECK(std::vector<std::uint64_t>(path.order.begin(), path.order.begin() + 6) ==
+        std::vector<std::uint64_t>{0, 1, 2, 0, 1, 2});
+  std::map<int, const Observation*> forward;  // by source port
+  for (const auto& ob : result.observations) {
+    if (ob.direction == "forward") forward[ob.src_udp_port] = &ob;
+    if (ob.direction == "reverse") CHECK(ob.train == 0);
+  }
+  REQUIRE(forward.size() == 3);
+  CHECK(forward[50000]->train == 200);
+  CHECK(forward[50000]->arrived == 180);
+  CHECK(forward[50000]->entry == 3);
+  CHECK(forward[50000]->rx_port == "etp5b");
+  CHECK(forward[50001]->arrived == 50);
+  CHECK(forward[50002]->train == 30);
+  CHECK(forward[50002]->entry == 4);
+  CHECK(forward[50002]->arrived == 0);
+  CHECK(forward[50002]->received);  // the request made it: all 30 lost is known
+  // The counts go through the observation file and back.
+  std::istringstream in(to_json_line(*forward[50000]) + "\n");
+  auto back = read_observations(in, "obs.jsonl");
+  REQUIRE(back);
+  CHECK(back->front().train == 200);
+  CHECK(back->front().arrived == 180);
+}
+
+TEST_CASE("agent/train: a lost report request is retried; none answered leaves the count unknown", "[agent][train]") {
+  SECTION("the first request lost") {
+    TrainPath path;
+    path.lose_request = [](int attempt) { return attempt == 0; };
+    const auto o = train_options({{0, 0, 50000, 0, 20}});
+    REQUIRE(open_sender(o, path.network));
+    const auto result = run_sender(o, path.network, path.clock, [] { return false; });
+    CHECK(result.counts.retries == 1);
+    REQUIRE(result.observations.size() == 2);
+    CHECK(result.observations[0].attempt == 2);
+    CHECK(result.observations[0].arrived == 20);
+  }
+  SECTION("every request lost") {
+    TrainPath path;
+    path.lose_request = [](int) { return true; };
+    const auto o = train_options({{0, 0, 50000, 0, 20}});
+    REQUIRE(open_sender(o, path.network));
+    const auto result = run_sender(o, path.network, path.clock, [] { return false; });
+    CHECK(result.counts.lost == 1);
+    REQUIRE(result.observations.size() == 1);
+    const Observation& lost = result.observations[0];
+    CHECK_FALSE(lost.received);
+    CHECK(lost.attempt == 3);
+    CHECK(lost.train == 20);
+    CHECK(lost.arrived == -1);  // not known: no loss to charge
+    CHECK(to_json_line(lost).find("\"train\":{\"sent\":20,\"arrived\":null}") != std::string::npos);
+  }
+  SECTION("datagrams the network would not take are not counted as sent") {
+    TrainPath path;
+    int n = 0;
+    path.network.fail_send = [&](const Datagram& d) {
+      auto t = decode_train(d.payload);
+      return t && !t->report_request() && ++n % 4 == 0;
+    };
+    const auto o = train_options({{0, 0, 50000, 0, 20}});
+    REQUIRE(open_sender(o, path.network));
+    const auto result = run_sender(o, path.network, path.clock, [] { return false; });
+    REQUIRE_FALSE(result.observations.empty());
+    CHECK(result.observations[0].train == 15);
+    CHECK(result.observations[0].arrived == 15);
+    CHECK(result.counts.send_errors == 5);
+  }
+}
+
+TEST_CASE("agent/train: a plan line's train is checked, and bounds the run", "[agent][train]") {
+  auto o = train_options({{0, 0, 50000, 0, kMaxTrainLength + 1}});
+  CHECK(check_sender_options(o).error().message == fmt::format("a train of {} datagrams: at most {}",
+                                                                kMaxTrainLength + 1, kMaxTrainLength));
+  o.planned = {{0, 0, 50000, 0, 1000}};
+  o.rate = 100;
+  // 1,000 datagrams and the request's three attempts at 100 a second, and three timeouts.
+  CHECK(sender_budget_ns(o) == (1003 + 1) * 10 * kNsPerMs + 3 * o.timeout_ns);
+  o.destinations[0].hop_limit = 64;
+  CHECK(check_sender_options(o).error().message == "a train goes to a host's listener, not hop-limited to a switch");
+}
+
+TEST_CASE("agent/train: an observation's train is read back, and what cannot be is refused", "[agent][train]") {
+  auto read = [](const std::string& line) {
+    std::istringstream in(line + "\n");
+    return read_observations(in, "obs.jsonl");
+  };
+  const std::string base = R"({"run":"r","probe":1,"direction":"forward","src":{"device":"a","port":"p","address":"x",)"
+                           R"("udp_port":1},"dst":{"device":"b","address":"y","udp_port":2},"received":true,)"
+                           R"("rx_port":"q","hops":[],"sent_ns":1)";
+  auto ok = read(base + R"(,"train":{"sent":10,"arrived":null}})");
+  REQUIRE(ok);
+  CHECK(ok->front().train == 10);
+  CHECK(ok->front().arrived == -1);
+  CHECK(read(base + R"(,"train":{"sent":10,"arrived":11}})").error().message ==
+        "obs.jsonl:1: 'train': more arrived than were sent");
+  CHECK(read(base + R"(,"train":{"arrived":1}})").error().message == "obs.jsonl:1: missing 'sent'");
+  std::string reverse = base;
+  reverse.replace(reverse.find("forward"), 7, "reverse");
+  CHECK(read(reverse + R"(,"train":{"sent":10,"arrived":1}})").error().message ==
+        "obs.jsonl:1: 'train' is for forward records only");
+}
