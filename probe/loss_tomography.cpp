@@ -314,9 +314,9 @@ LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationI
   return e;
 }
 
-Interval wilson_interval(std::int64_t lost, std::int64_t attempts) {
+Interval wilson_interval(std::int64_t lost, std::int64_t attempts, double z) {
   if (attempts <= 0) return {0, 1};
-  const double z = 1.959963984540054, n = static_cast<double>(attempts), p = static_cast<double>(lost) / n;
+  const double n = static_cast<double>(attempts), p = static_cast<double>(lost) / n;
   const double d = 1 + z * z / n;
   const double centre = (p + z * z / (2 * n)) / d;
   const double half = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d;
@@ -418,9 +418,9 @@ class Estimator {
         const double base = big_b_[l] / static_cast<double>(n_[l]);
         if (base <= 0) continue;
         const double detect = o_.detect > 0 ? o_.detect : o_.warn;
-        if (1 - (1 - wilson_interval(n_[l] - surv_[l], n_[l]).high) / base < detect) continue;
+        if (1 - (1 - wilson_interval(n_[l] - surv_[l], n_[l], kRuleOutZ).high) / base < detect) continue;
         DirectionLoss d = describe(static_cast<DirectedCable>(l));
-        if (d.high >= detect) out.undecided.push_back(d);
+        if (d.bound >= detect) out.undecided.push_back(d);
       }
     }
     return out;
@@ -753,6 +753,8 @@ class Estimator {
     const Interval path = wilson_interval(d.lost, d.attempts);
     d.low = base > 0 ? std::clamp(1 - (1 - path.low) / base, 0.0, 1.0) : 0;
     d.high = base > 0 ? std::clamp(1 - (1 - path.high) / base, 0.0, 1.0) : 1;
+    const double bound = wilson_interval(d.lost, d.attempts, kRuleOutZ).high;
+    d.bound = base > 0 ? std::clamp(1 - (1 - bound) / base, 0.0, 1.0) : 1;
     return d;
   }
 

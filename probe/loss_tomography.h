@@ -80,16 +80,23 @@ struct LossOptions {
   // The fewest lost attempts that make a culprit: a stray drop or two
   // (a queue overflowing once) is no gray failure.
   int min_lost = 3;
-  // The loss a direction must be found at (--lossy-detect): one whose
-  // interval still reaches it, unnamed, is undecided. 0: `warn`.
+  // The loss a direction must be found at (--lossy-detect): one not named
+  // whose loss up to it is not ruled out is undecided. 0: `warn`.
   double detect = 0.02;
 };
+
+// How sure "ruled out" is: a direction's own loss is below its one-sided
+// bound at this z (99.95%) before it counts as decided. The 95% interval
+// a finding reports would leave a direction that truly loses `detect`
+// decided as clean one time in forty, and a pod has dozens of them.
+inline constexpr double kRuleOutZ = 3.29;
 
 struct DirectionLoss {
   int cable = -1, direction = 0;
   std::int64_t attempts = 0, lost = 0;  // attempts whose path crossed it, and of them lost
   double expected_lost = 0;             // lost had it been only background and the other culprits
   double rate = 0, low = 0, high = 0;   // its own loss, with a 95% Wilson score interval
+  double bound = 0;                     // its own loss's one-sided upper bound at kRuleOutZ
   double log_p = 0;                     // ln of the one-sided p-value against the background
 };
 
@@ -98,18 +105,19 @@ struct LossEstimate {
   std::int64_t tested = 0;              // directions crossed by some attempt (the Bonferroni count)
   std::vector<DirectionLoss> culprits;  // significant above the background, by cable and direction
   std::vector<DirectedCable> dead;      // crossed, and no attempt across came back
-  // Not culprits, but more loss than the background explains and an
-  // interval that reaches `detect`: more attempts would decide them.
+  // Not culprits, and a loss of `detect` not ruled out (their `bound`
+  // reaches it): more attempts would decide them.
   std::vector<DirectionLoss> undecided;
 };
 
 LossEstimate estimate_loss(const LossEvidence& evidence, std::size_t cables, const LossOptions& options = {});
 
-// The 95% Wilson score interval of `lost` of `attempts`.
+// The Wilson score interval of `lost` of `attempts`: two-sided 95% at the
+// default z, and each end a one-sided bound at (1 + confidence) / 2.
 struct Interval {
   double low = 0, high = 1;
 };
-Interval wilson_interval(std::int64_t lost, std::int64_t attempts);
+Interval wilson_interval(std::int64_t lost, std::int64_t attempts, double z = 1.959963984540054);
 
 // ln P(X >= k) for X Poisson with mean `lambda`; 0 when k <= lambda (not in the tail).
 double log_poisson_tail(double lambda, std::int64_t k);

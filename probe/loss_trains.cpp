@@ -41,6 +41,16 @@ double binomial_cdf(std::int64_t n, double q, std::int64_t k) {
   return std::min(1.0, sum);
 }
 
+// The x with P[N(0,1) <= x] = p, by bisection.
+double normal_quantile(double p) {
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 100; ++i) {
+    const double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 // The least k with P[Poisson(lambda) >= k] <= alpha, at least min_lost.
 std::int64_t critical_count(double lambda, double alpha, int min_lost) {
   const double log_alpha = std::log(alpha);
@@ -75,6 +85,29 @@ std::int64_t attempts_to_detect(const DetectionRule& r) {
   while (hi - lo > 1) {
     const std::int64_t mid = lo + (hi - lo) / 2;
     (detection_power(r, mid) >= r.power ? hi : lo) = mid;
+  }
+  return hi;
+}
+
+std::int64_t attempts_to_rule_out(const DetectionRule& r) {
+  constexpr std::int64_t kMax = 1'000'000'000;
+  if (r.rate <= 0) return kMax;
+  const double keep = std::pow(1 - r.background, r.path_length), q0 = 1 - keep;
+  // The power-th percentile of a clean direction's losses (normal).
+  const double zp = normal_quantile(r.power);
+  auto ruled_out = [&](std::int64_t n) {
+    const double nd = static_cast<double>(n);
+    const double k = std::min(nd, nd * q0 + zp * std::sqrt(nd * q0 * (1 - q0)));
+    const double high = wilson_interval(static_cast<std::int64_t>(std::ceil(k)), n, kRuleOutZ).high;
+    return 1 - (1 - high) / keep < r.rate;
+  };
+  std::int64_t hi = 1;
+  while (hi < kMax && !ruled_out(hi)) hi *= 2;
+  if (hi >= kMax) return kMax;
+  std::int64_t lo = hi / 2;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    (ruled_out(mid) ? hi : lo) = mid;
   }
   return hi;
 }
@@ -177,6 +210,42 @@ std::vector<ProbeTarget> ring_pairs(const Blueprint& bp, const std::vector<int>&
   return out;
 }
 
+std::vector<ProbeTarget> spread_pairs(const Blueprint& bp, const std::vector<int>& hosts) {
+  std::map<std::pair<int, int>, std::vector<int>> segments;  // (pod, segment) -> hosts, in device order
+  for (std::size_t d = 0; d < bp.devices.size(); ++d) {
+    if (bp.devices[d].role == Role::host) segments[{bp.devices[d].pod, bp.devices[d].segment}].push_back(static_cast<int>(d));
+  }
+  std::map<int, std::vector<int>> pod_segments;  // pod -> its segments, in order
+  for (const auto& [key, members] : segments) pod_segments[key.first].push_back(key.second);
+  std::vector<ProbeTarget> out;
+  for (int h : hosts) {
+    const Device& host = bp.devices[h];
+    const auto& mine = pod_segments[host.pod];
+    const std::size_t count = mine.size();
+    if (count < 3) continue;
+    const std::size_t at = std::find(mine.begin(), mine.end(), host.segment) - mine.begin();
+    const auto& members = segments[{host.pod, host.segment}];
+    const std::size_t place = std::find(members.begin(), members.end(), h) - members.begin();
+    for (const auto& port : bp.panels[host.panel].ports) {
+      if (port.nic < 1) continue;
+      // Port i of the host: a segment 2 .. count - 1 further on, by port and place.
+      const std::size_t step = 2 + (place * 16 + static_cast<std::size_t>(&port - bp.panels[host.panel].ports.data())) % (count - 2);
+      const auto& there = segments[{host.pod, mine[(at + step) % count]}];
+      const int dst = there[place % there.size()];
+      const std::string address = bond_address(bp, dst, port.nic);
+      if (address.empty()) continue;
+      ProbeTarget t;
+      t.src_host = h;
+      t.src_port = port.name;
+      t.dst_host = dst;
+      t.dst_nic = port.nic;
+      t.dst_address = address;
+      out.push_back(std::move(t));
+    }
+  }
+  return out;
+}
+
 std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
                                           const std::vector<Observation>& seen, const PlanOptions& o) {
   if (o.loss_detect <= 0) return {};
@@ -186,7 +255,8 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
   // The background the wiring rounds saw, per crossing.
   const double background = estimate_loss(collect_loss_evidence(f, seen), bp.cables.size(), o.loss).baseline;
   auto length_for = [&](int path_length, int trains) {
-    const std::int64_t n = std::min(attempts_to_detect(rule_for(o, background, tested, path_length)), o.loss_budget);
+    const DetectionRule rule = rule_for(o, background, tested, path_length);
+    const std::int64_t n = std::min(std::max(attempts_to_detect(rule), attempts_to_rule_out(rule)), o.loss_budget);
     const std::int64_t each = (n + trains - 1) / std::max(1, trains);
     return static_cast<int>(std::clamp<std::int64_t>(each, 1, kMaxTrainLength));
   };
@@ -198,6 +268,15 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
     t.source_ports = {sport};
     sport = sport >= 65535 ? o.first_source_port : sport + 1;
     t.train = host_train;
+    out.push_back(std::move(t));
+  }
+  // Switch-to-switch cables, spread: one train from each host port to its
+  // rail further on, over paths of four cables.
+  const int spread_train = length_for(4, 2);
+  for (ProbeTarget t : spread_pairs(bp, hosts)) {
+    t.source_ports = {sport};
+    sport = sport >= 65535 ? o.first_source_port : sport + 1;
+    t.train = spread_train;
     out.push_back(std::move(t));
   }
   // Switch-to-switch cables: up to two traced flows across each direction.

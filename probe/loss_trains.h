@@ -8,10 +8,12 @@
 // (probe/loss_tomography.h) names it when its lost attempts k reach the
 // one-sided Poisson critical count c of n q0 at alpha / D (D the
 // directions tested, Bonferroni) and at least min_lost. attempts_to_detect()
-// is the least n with P[Binomial(n, q1) >= c] >= power. At no background
-// that is the min_lost-th loss alone (2%: 406 attempts at 99%); at 5% per
-// crossing over two cables it is some thousands (hpnctl(1), LOSS, has the
-// table).
+// is the least n with P[Binomial(n, q1) >= c] >= power. A direction
+// losing only the background is decided clean once a loss of `rate` is
+// ruled out (probe/loss_tomography.h, kRuleOutZ): attempts_to_rule_out().
+// The first loss round gives each direction the larger of the two: at no
+// background 2% takes about 530 attempts, at 5% per crossing over two
+// cables some thousands (hpnctl(1), LOSS, has the table).
 //
 // Which trains:
 //   - host cables: on each ToR, each host port sends to the hosts of the
@@ -20,7 +22,11 @@
 //     paths of two cables (the least noise a path can carry);
 //   - switch-to-switch cables: flows the wiring rounds traced across each
 //     direction (the five-tuple takes the same path again), two per
-//     direction where there are two.
+//     direction where there are two, whose other switch-to-switch
+//     directions differ; and, for flows of more partners than the wiring
+//     rounds' (they go to the next segment only), each host port sends one
+//     train to its own rail in a segment further on (spread_pairs()): its
+//     hash picks an uplink, the report's trace says which.
 // The first round sizes them from the background the wiring rounds saw;
 // each later round repeats the trains across the directions the estimate
 // leaves undecided (their interval still reaches the rate to detect),
@@ -50,6 +56,11 @@ struct DetectionRule {
 // rule.rate with rule.power (see above); capped at 1e9.
 std::int64_t attempts_to_detect(const DetectionRule& rule);
 
+// The least number that, for a direction losing only the background, rules
+// a loss of rule.rate out (its bound at kRuleOutZ below it) with
+// rule.power: a clean direction is then decided in the first loss round.
+std::int64_t attempts_to_rule_out(const DetectionRule& rule);
+
 // The chance that `attempts` across such a direction name it: the power
 // the rule asks for, at a given count.
 double detection_power(const DetectionRule& rule, std::int64_t attempts);
@@ -57,6 +68,12 @@ double detection_power(const DetectionRule& rule, std::int64_t attempts);
 // The host-cable trains' pairs for `hosts` (the ring on each ToR), without
 // lengths or source ports: where listeners must run for them.
 std::vector<ProbeTarget> ring_pairs(const Blueprint& bp, const std::vector<int>& hosts);
+
+// The trains that spread each ToR's uplinks over partners in every other
+// segment of its pod but the next (the wiring rounds' own): host port i of
+// a ToR to the host at its place in segment s + 2 + i mod (segments - 2).
+// Empty in a pod of two segments.
+std::vector<ProbeTarget> spread_pairs(const Blueprint& bp, const std::vector<int>& hosts);
 
 // The first loss round after the wiring rounds, whose observations are `seen`.
 std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,

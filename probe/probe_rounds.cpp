@@ -160,6 +160,7 @@ std::vector<int> ProbeRounds::destinations(const Blueprint& bp) const {
   // neighbours on its ToR (its other trains retrace the wiring rounds').
   if (options_.plan.loss_detect > 0) {
     for (const auto& t : ring_pairs(bp, hosts_)) hosts.insert(t.dst_host);
+    for (const auto& t : spread_pairs(bp, hosts_)) hosts.insert(t.dst_host);
   }
   return {hosts.begin(), hosts.end()};
 }
