@@ -90,7 +90,7 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   auto seen = lab::probe_lab(bp, state.value(), lab::status_json(**status).dump(), options, progress, &plan_jsonl);
   shown.finish();
   std::error_code ec;
-  fs::remove_all(work, ec);
+  if (!std::getenv("HPN_KEEP_WORK")) fs::remove_all(work, ec);
   if (!seen) return seen.error();
   if (keep) {
     if (auto st = probe::write_observation_file(*keep, seen.value()); !st) return st.error();

@@ -6,6 +6,8 @@
 #include <deque>
 #include <map>
 #include <optional>
+#include <set>
+#include <unordered_map>
 
 #include "probe/agent_trace.h"
 
@@ -103,6 +105,9 @@ class Run {
   Run(const SenderOptions& o, DatagramNetwork& network, Clock& clock)
       : o_(o), network_(network), clock_(clock), run_id_(run_id_of(o.run)), plan_(plan(o)), probes_(plan_.size()) {
     result_.counts.probes = plan_.size();
+    if (!o.planned.empty()) {
+      for (std::uint64_t i = 0; i < plan_.size(); ++i) by_wire_id_.emplace(wire_id(i), i);
+    }
   }
 
   SenderResult execute(const std::function<bool()>& stop);
@@ -125,10 +130,27 @@ class Run {
   }
   void finish();
 
+  // A planned probe's number on the wire and in its observations: its
+  // entry and source port, which no other probe of the verify shares (a
+  // plan's rounds are separate runs of the sender, each numbering from 0;
+  // a listener keeps a train's tally by number, and a loss round repeats a
+  // train from the same source port). Unplanned: its place in the run.
+  std::uint64_t wire_id(std::uint64_t i) const {
+    const PlannedProbe& p = plan_[i];
+    if (o_.planned.empty() || p.entry < 0) return i;
+    return static_cast<std::uint64_t>(p.entry) << 16 | p.source_port;
+  }
+  std::optional<std::uint64_t> index_of(std::uint64_t wire) const {
+    if (o_.planned.empty()) return wire < plan_.size() ? std::optional<std::uint64_t>(wire) : std::nullopt;
+    auto it = by_wire_id_.find(wire);
+    return it == by_wire_id_.end() ? std::nullopt : std::optional<std::uint64_t>(it->second);
+  }
+
   const SenderOptions& o_;
   DatagramNetwork& network_;
   Clock& clock_;
   const std::uint64_t run_id_;
+  std::unordered_map<std::uint64_t, std::uint64_t> by_wire_id_;
   const std::vector<PlannedProbe> plan_;
   std::vector<ProbeState> probes_;
   std::size_t next_fresh_ = 0;
@@ -239,7 +261,7 @@ void Run::send_train_datagram(std::uint64_t id) {
   ProbeState& s = probes_[id];
   TrainDatagram t;
   t.probe.run_id = run_id_;
-  t.probe.probe_id = id;
+  t.probe.probe_id = wire_id(id);
   t.probe.sent_ns = clock_.realtime_ns();
   t.seq = s.train_sent++;
   t.length = p.train;
@@ -264,7 +286,7 @@ void Run::send_attempt(std::uint64_t id, std::int64_t now) {
   ProbeState& s = probes_[id];
   ProbeHeader header;
   header.run_id = run_id_;
-  header.probe_id = id;
+  header.probe_id = wire_id(id);
   header.attempt = static_cast<std::uint8_t>(s.sent_ns.size());
   header.sent_ns = clock_.realtime_ns();
   Datagram d;
@@ -295,7 +317,7 @@ Observation Run::base(std::uint64_t id, const std::string& direction) const {
   const PlannedProbe& p = plan_[id];
   Observation ob;
   ob.run = o_.run;
-  ob.probe = id;
+  ob.probe = wire_id(id);
   ob.direction = direction;
   ob.src_device = o_.device;
   ob.src_port = o_.ports[p.port].port;
@@ -339,12 +361,13 @@ void Run::handle(const Datagram& d) {
   }
   // Only the destination probed may answer, only to the socket the probe
   // left from, and only an attempt that was made.
-  if (h.probe_id >= plan_.size()) {
+  const std::optional<std::uint64_t> id = index_of(h.probe_id);
+  if (!id) {
     ++c.unexpected;
     return;
   }
-  const PlannedProbe& p = plan_[h.probe_id];
-  ProbeState& s = probes_[h.probe_id];
+  const PlannedProbe& p = plan_[*id];
+  ProbeState& s = probes_[*id];
   if (d.remote != Endpoint{o_.destinations[p.destination].address, o_.udp_port} || d.local.port != p.source_port ||
       h.attempt >= s.sent_ns.size() || (p.train > 0) != report.has_value() ||
       (report && report->length != p.train)) {
@@ -356,7 +379,7 @@ void Run::handle(const Datagram& d) {
 
   auto forward_hops = observed_hops(reply->forward_trace, o_.ioam_namespace);
   if (forward_hops) {
-    Observation f = base(h.probe_id, "forward");
+    Observation f = base(*id, "forward");
     f.sent_ns = s.sent_ns[h.attempt];
     f.attempt = h.attempt + 1;
     f.received = true;
@@ -370,7 +393,7 @@ void Run::handle(const Datagram& d) {
   }
   auto reverse_hops = observed_hops(d.hop_by_hop, o_.ioam_namespace);
   if (reverse_hops) {
-    const Observation f = base(h.probe_id, "reverse");
+    const Observation f = base(*id, "reverse");
     Observation r;
     r.run = f.run;
     r.probe = f.probe;
@@ -408,12 +431,13 @@ void Run::handle_icmp(const Datagram& d) {
     ++c.other_run;
     return;
   }
-  if (probe->probe_id >= plan_.size()) {
+  const std::optional<std::uint64_t> id = index_of(probe->probe_id);
+  if (!id) {
     ++c.unexpected;
     return;
   }
-  const PlannedProbe& p = plan_[probe->probe_id];
-  ProbeState& s = probes_[probe->probe_id];
+  const PlannedProbe& p = plan_[*id];
+  ProbeState& s = probes_[*id];
   // The quoted probe must be the one we sent: its flow, and an attempt made.
   if (d.remote != Endpoint{o_.ports[p.port].address, p.source_port} ||
       d.local != Endpoint{o_.destinations[p.destination].address, o_.udp_port} || probe->attempt >= s.sent_ns.size()) {
@@ -427,7 +451,7 @@ void Run::handle_icmp(const Datagram& d) {
     ++c.bad_traces;
     return;
   }
-  Observation e = base(probe->probe_id, "expired");
+  Observation e = base(*id, "expired");
   e.sent_ns = s.sent_ns[probe->attempt];
   e.attempt = probe->attempt + 1;
   e.received = true;
@@ -510,6 +534,14 @@ hpn::Status check_sender_options(const SenderOptions& o) {
       return Error{"a train goes to a host's listener, not hop-limited to a switch"};
     }
   }
+  {
+    std::set<std::pair<std::int64_t, std::uint16_t>> seen;
+    for (const auto& p : o.planned) {
+      if (!seen.insert({p.entry, p.source_port}).second) {
+        return Error{fmt::format("the plan names entry {}'s source port {} twice", p.entry, p.source_port)};
+      }
+    }
+  }
   if (planned_train_datagrams(o) > kMaxTrainDatagramsPerRun) {
     return Error{fmt::format("{} train datagrams exceed the {} one run may send; split the plan",
                              planned_train_datagrams(o), kMaxTrainDatagramsPerRun)};
@@ -546,9 +578,12 @@ hpn::Status check_sender_options(const SenderOptions& o) {
 std::int64_t sender_budget_ns(const SenderOptions& o) {
   // The sender is either pacing (at most one interval per attempt) or idle
   // with nothing queued, waiting for an attempt to time out (at most one
-  // timeout per round of attempts): their sum bounds the run.
+  // timeout per round of attempts): their sum bounds the run. Trains'
+  // datagrams count twice: a sender sharing its CPU falls behind its pace
+  // over a long train (it never bursts to catch up), and a train the
+  // budget cuts off before its report is evidence lost.
   const std::int64_t attempts = static_cast<std::int64_t>(planned_probes(o)) * (o.retries + 1) +
-                                static_cast<std::int64_t>(planned_train_datagrams(o));
+                                2 * static_cast<std::int64_t>(planned_train_datagrams(o));
   return (attempts + 1) * send_interval_ns(o) + static_cast<std::int64_t>(o.retries + 1) * o.timeout_ns;
 }
 

@@ -103,9 +103,10 @@ std::uint64_t planned_train_datagrams(const SenderOptions& options);
 // rate, a run past the bounds above, an empty run id or device name.
 hpn::Status check_sender_options(const SenderOptions& options);
 
-// The longest a run can take: every attempt at the paced rate, plus one
-// timeout per attempt a probe may make. A run ends by itself then at the
-// latest, whatever the network does.
+// The longest a run can take: every attempt at the paced rate (trains'
+// datagrams twice over, for a sender that falls behind), plus one timeout
+// per attempt a probe may make. A run ends by itself then at the latest,
+// whatever the network does.
 std::int64_t sender_budget_ns(const SenderOptions& options);
 
 // Opens one socket per port and source port.

@@ -304,6 +304,7 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
   for (const auto& [d, candidates] : across) order.push_back({candidates.size(), d});
   std::sort(order.begin(), order.end());
   std::set<const FlowKey*> chosen;
+  std::map<int, int> load;  // sender -> flows chosen from it
   for (const auto& [count, d] : order) {
     const auto& candidates = across[d];
     std::set<DirectedCable> others;  // the other fabric directions of the flows taken for d
@@ -316,14 +317,20 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
     };
     auto take = [&](const FlowKey* k) {
       taken.push_back(k);
-      chosen.insert(k);
+      if (chosen.insert(k).second) ++load[std::get<0>(*k)];
       for (DirectedCable e : fabric_of(k)) {
         if (e != d) others.insert(e);
       }
     };
-    // Flows chosen already and apart, then new ones apart, then any.
+    // Flows chosen already and apart, then new ones apart, then any; new
+    // ones from the senders with the fewest trains so far first (a round
+    // lasts as long as its busiest sender).
+    std::vector<const FlowKey*> by_load(candidates.begin(), candidates.end());
+    std::stable_sort(by_load.begin(), by_load.end(), [&](const FlowKey* a, const FlowKey* b) {
+      return load[std::get<0>(*a)] < load[std::get<0>(*b)];
+    });
     for (int pass = 0; pass < 3 && taken.size() < 2; ++pass) {
-      for (const FlowKey* k : candidates) {
+      for (const FlowKey* k : pass == 0 ? candidates : by_load) {
         if (taken.size() >= 2) break;
         if (std::find(taken.begin(), taken.end(), k) != taken.end()) continue;
         if (pass == 0 && !chosen.count(k)) continue;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include <set>
 #include <sstream>
 
 #include "fake_network.h"
@@ -217,6 +218,8 @@ struct TrainPath {
     (void)parse_port_names("b1=etp5b", n);
     return n;
   }
+  // A new run of the sender: its sockets again, the listener as it was.
+  static void Reset(TrainPath& p) { p.network.opened.clear(); }
 };
 
 SenderOptions train_options(std::vector<PlannedSend> planned) {
@@ -246,10 +249,13 @@ TEST_CASE("agent/train: a plan's trains are sent, counted and reported, every da
   CHECK(result.counts.train_datagrams == 280);
   CHECK(result.counts.sent == 283);  // and one report request each
   CHECK(result.counts.answered == 3);
-  // The trains' datagrams take turns, so each is spread over the run.
+  // The trains' datagrams take turns, so each is spread over the run; each
+  // train is numbered by its entry and source port.
   REQUIRE(path.order.size() >= 6);
-  CHECK(std::vector<std::uint64_t>(path.order.begin(), path.order.begin() + 6) ==
-        std::vector<std::uint64_t>{0, 1, 2, 0, 1, 2});
+  CHECK(std::set<std::uint64_t>(path.order.begin(), path.order.begin() + 3) ==
+        std::set<std::uint64_t>{3 << 16 | 50000, 3 << 16 | 50001, 4 << 16 | 50002});
+  CHECK(std::vector<std::uint64_t>(path.order.begin() + 3, path.order.begin() + 6) ==
+        std::vector<std::uint64_t>(path.order.begin(), path.order.begin() + 3));
   std::map<int, const Observation*> forward;  // by source port
   for (const auto& ob : result.observations) {
     if (ob.direction == "forward") forward[ob.src_udp_port] = &ob;
@@ -271,6 +277,27 @@ TEST_CASE("agent/train: a plan's trains are sent, counted and reported, every da
   REQUIRE(back);
   CHECK(back->front().train == 200);
   CHECK(back->front().arrived == 180);
+}
+
+TEST_CASE("agent/train: a train repeated by a later run from the same source port is counted on its own",
+          "[agent][train]") {
+  // A loss round repeats a train from its source port, in a new run of the
+  // sender that numbers its plan from the start again; the listener is the
+  // same. Were the two numbered alike, the second's tally would be the
+  // union of both trains' arrivals.
+  TrainPath path;
+  int round = 0;
+  path.drop = [&](std::uint16_t, std::uint32_t seq) { return seq % 2 == static_cast<std::uint32_t>(round); };
+  std::vector<int> arrived;
+  for (round = 0; round < 2; ++round) {
+    const auto o = train_options({{0, 0, 50000, 7 + round, 40}});
+    TrainPath::Reset(path);
+    REQUIRE(open_sender(o, path.network));
+    const auto result = run_sender(o, path.network, path.clock, [] { return false; });
+    REQUIRE_FALSE(result.observations.empty());
+    arrived.push_back(result.observations[0].arrived);
+  }
+  CHECK(arrived == std::vector<int>{20, 20});
 }
 
 TEST_CASE("agent/train: a lost report request is retried; none answered leaves the count unknown", "[agent][train]") {
@@ -323,8 +350,9 @@ TEST_CASE("agent/train: a plan line's train is checked, and bounds the run", "[a
                                                                 kMaxTrainLength + 1, kMaxTrainLength));
   o.planned = {{0, 0, 50000, 0, 1000}};
   o.rate = 100;
-  // 1,000 datagrams and the request's three attempts at 100 a second, and three timeouts.
-  CHECK(sender_budget_ns(o) == (1003 + 1) * 10 * kNsPerMs + 3 * o.timeout_ns);
+  // 1,000 datagrams (twice over) and the request's three attempts at 100 a
+  // second, and three timeouts.
+  CHECK(sender_budget_ns(o) == (2000 + 3 + 1) * 10 * kNsPerMs + 3 * o.timeout_ns);
   o.destinations[0].hop_limit = 64;
   CHECK(check_sender_options(o).error().message == "a train goes to a host's listener, not hop-limited to a switch");
 }
