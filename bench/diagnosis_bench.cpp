@@ -111,6 +111,10 @@ int main(int argc, char** argv) {
       const auto est = hpn::probe::estimate_loss(witnesses.loss, bp.cables.size(), diff_options.loss);
       std::cout << fmt::format("  baseline {:.4f}, {} tested, {} culprits, {} undecided\n", est.baseline, est.tested,
                                est.culprits.size(), est.undecided.size());
+      for (const auto& u : est.undecided) {
+        std::cout << fmt::format("  undecided {} {}: {:.4f} (bound {:.4f}), {} of {} lost\n", bp.cables[u.cable].id,
+                                 u.direction ? "z-a" : "a-z", u.rate, u.bound, u.lost, u.attempts);
+      }
       // Raw counts per direction: attempts over transmissions crossing it.
       std::map<int, std::pair<long, long>> raw;
       for (const auto& t : witnesses.loss.transmissions) {

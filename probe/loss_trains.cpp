@@ -123,7 +123,6 @@ std::string bond_address(const Blueprint& bp, int host, int nic) {
 
 // A flow as the trains name it: sender, its port, destination, source port.
 using FlowKey = std::tuple<int, std::string, int, std::string, int>;
-FlowKey key_of(const ProbeTarget& t, int sport) { return {t.src_host, t.src_port, t.dst_host, t.dst_address, sport}; }
 
 // The directed cables each flow was traced across, from the senders'
 // received forward records (a train's or a probe's).
@@ -369,39 +368,70 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
 }
 
 std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                         const std::vector<ProbeTarget>& sent, const std::vector<Observation>& seen,
-                                         const PlanOptions& o) {
-  if (o.loss_detect <= 0 || sent.empty()) return {};
+                                         const std::vector<Observation>& seen, const PlanOptions& o) {
+  if (o.loss_detect <= 0) return {};
   const FabricIndex f(bp);
   const std::vector<bool> in_scope = directions_in_scope(bp, hosts);
+  const int tested = tested_count(in_scope);
   LossOptions loss = o.loss;
   loss.detect = o.loss_detect;
-  const LossEvidence evidence = collect_loss_evidence(f, seen);
-  const LossEstimate estimate = estimate_loss(evidence, bp.cables.size(), loss);
-  std::set<DirectedCable> open;
+  const LossEstimate estimate = estimate_loss(collect_loss_evidence(f, seen), bp.cables.size(), loss);
+  std::vector<DirectedCable> open;
   for (const auto& d : estimate.undecided) {
     const DirectedCable l = d.cable * 2 + d.direction;
-    if (in_scope[l] && d.attempts < o.loss_budget) open.insert(l);
+    if (in_scope[l] && d.attempts < o.loss_budget) open.push_back(l);
   }
   if (open.empty()) return {};
-  // Each train again that crossed an undecided direction, as long as
-  // before: its attempts across that direction double.
+  // What the culprits found so far take of a flow's attempts: an undecided
+  // direction whose trains all cross one is decided slowly, its own loss a
+  // small part of theirs, so the flows that cross the fewest culprits go.
+  std::map<DirectedCable, double> culprit;
+  for (const auto& c : estimate.culprits) culprit[c.cable * 2 + c.direction] = c.rate;
+  for (DirectedCable d : estimate.dead) culprit[d] = 1;
   const auto flows = traced_flows(f, seen);
-  std::vector<ProbeTarget> out;
-  std::set<FlowKey> again;
-  for (const ProbeTarget& t : sent) {
-    for (int sport : t.source_ports) {
-      const FlowKey key = key_of(t, sport);
-      auto it = flows.find(key);
-      if (it == flows.end() || again.count(key)) continue;
-      const bool wanted = std::any_of(it->second.begin(), it->second.end(),
-                                      [&](DirectedCable d) { return open.count(d) > 0; });
-      if (!wanted) continue;
-      again.insert(key);
-      ProbeTarget repeat = t;
-      repeat.source_ports = {sport};
-      out.push_back(std::move(repeat));
+  std::map<DirectedCable, std::vector<const FlowKey*>> across;
+  for (const auto& [key, path] : flows) {
+    for (DirectedCable d : path) across[d].push_back(&key);
+  }
+  auto exposure = [&](const FlowKey* k, DirectedCable own) {
+    double keep = 1;
+    for (DirectedCable d : flows.at(*k)) {
+      if (d == own) continue;
+      if (auto it = culprit.find(d); it != culprit.end()) keep *= 1 - it->second;
     }
+    return 1 - keep;
+  };
+  std::map<const FlowKey*, int> chosen;  // flow -> its train's length
+  for (DirectedCable d : open) {
+    auto candidates = across[d];
+    std::stable_sort(candidates.begin(), candidates.end(), [&](const FlowKey* a, const FlowKey* b) {
+      return exposure(a, d) < exposure(b, d);
+    });
+    // Two trains, each half the attempts the first round sizes for its
+    // path: the direction's attempts at least double, over the cleanest
+    // flows it has.
+    for (std::size_t i = 0; i < candidates.size() && i < 2; ++i) {
+      const auto& path = flows.at(*candidates[i]);
+      const DetectionRule rule = rule_for(o, estimate.baseline, tested, static_cast<int>(path.size()));
+      const std::int64_t n = std::min(std::max(attempts_to_detect(rule), attempts_to_rule_out(rule)), o.loss_budget);
+      const int train = static_cast<int>(std::clamp<std::int64_t>((n + 1) / 2, 1, kMaxTrainLength));
+      chosen[candidates[i]] = std::max(chosen[candidates[i]], train);
+    }
+  }
+  std::vector<ProbeTarget> out;
+  for (const auto& [key, path] : flows) {
+    auto it = chosen.find(&key);
+    if (it == chosen.end()) continue;
+    const auto& [src, port, dst, address, source_port] = key;
+    ProbeTarget t;
+    t.src_host = src;
+    t.src_port = port;
+    t.dst_host = dst;
+    t.dst_nic = f.nic_of_address(dst, address);
+    t.dst_address = address;
+    t.source_ports = {source_port};
+    t.train = it->second;
+    out.push_back(std::move(t));
   }
   return out;
 }

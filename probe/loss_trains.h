@@ -28,10 +28,10 @@
 //     train to its own rail in a segment further on (spread_pairs()): its
 //     hash picks an uplink, the report's trace says which.
 // The first round sizes them from the background the wiring rounds saw;
-// each later round repeats the trains across the directions the estimate
-// leaves undecided (their interval still reaches the rate to detect),
-// doubling their attempts, until every direction is decided or has had
-// `loss_max_attempts`.
+// each later round sends more across the directions the estimate leaves
+// undecided (a loss at the rate to detect not ruled out), over the flows
+// that cross the fewest culprits, at least doubling their attempts, until
+// every direction is decided or has had `loss_budget`.
 #pragma once
 
 #include <cstdint>
@@ -79,11 +79,11 @@ std::vector<ProbeTarget> spread_pairs(const Blueprint& bp, const std::vector<int
 std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
                                           const std::vector<Observation>& seen, const PlanOptions& options);
 
-// A later one: repeats of the trains in `sent` (every loss round's so far)
-// across the directions still undecided. Empty when none is, or each has
-// had options.loss_max_attempts.
+// A later one: for each direction the estimate leaves undecided (and
+// short of options.loss_budget), two more trains over the traced flows
+// across it that cross the fewest culprits. Empty when every direction is
+// decided.
 std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                         const std::vector<ProbeTarget>& sent, const std::vector<Observation>& seen,
-                                         const PlanOptions& options);
+                                         const std::vector<Observation>& seen, const PlanOptions& options);
 
 }  // namespace hpn::probe

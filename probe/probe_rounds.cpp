@@ -71,7 +71,7 @@ std::optional<Round> ProbeRounds::next(const Blueprint& bp, const std::vector<Ob
   std::vector<ProbeTarget> round;
   if (phase_ == Phase::losses) {
     round = number_ == 0 ? first_loss_round(bp, hosts_, seen, options_.plan)
-                         : next_loss_round(bp, hosts_, loss_plan_, seen, options_.plan);
+                         : next_loss_round(bp, hosts_, seen, options_.plan);
   } else {
     std::vector<ProbeTarget>& plan = phase_ == Phase::switches ? switch_plan_ : host_plan_;
     if (number_ == 0) {
@@ -124,7 +124,6 @@ Round ProbeRounds::assign(const Blueprint& bp, const std::vector<ProbeTarget>& r
     if (fresh) {
       entries_.push_back({r.kind, t});
       entries_.back().target.source_ports.clear();
-      if (r.kind == RoundKind::losses) loss_plan_.push_back(t);
     }
     auto& all = entries_[entry].target.source_ports;
     all.insert(all.end(), t.source_ports.begin(), t.source_ports.end());
@@ -229,7 +228,6 @@ hpn::Result<ProbeRounds> ProbeRounds::from_json(const Blueprint& bp, const std::
         if (e.target.train < 1 || e.target.train > static_cast<int>(kMaxTrainLength)) {
           return where(fmt::format("train {}: a train is 1 to {} datagrams", e.target.train, kMaxTrainLength));
         }
-        rounds.loss_plan_.push_back(e.target);
       }
       probes += static_cast<std::int64_t>(e.target.source_ports.size());
       rounds.entries_.push_back(std::move(e));

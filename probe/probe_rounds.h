@@ -116,7 +116,6 @@ class ProbeRounds {
   Phase phase_ = Phase::switches;
   int number_ = 0;  // rounds handed out in this phase
   std::vector<ProbeTarget> switch_plan_, host_plan_;  // every target of each phase, merged
-  std::vector<ProbeTarget> loss_plan_;                // every train sent, one per entry
   std::vector<PlanEntry> entries_;
 };
 

@@ -78,10 +78,12 @@ class LabVerify {
     const LabVerify& lab_;
   };
 
-  // Runs verify --lab on the sheet as it now is; the JSON report.
-  nlohmann::json run(int expect_exit) {
+  // Runs verify --lab on the sheet as it now is (`options` added to its
+  // command line); the JSON report.
+  nlohmann::json run(int expect_exit, const std::string& options = "") {
     hpn::test::write_file(dir_ / "wiring.csv", sheet_.text());
-    auto r = hpn::test::run_hpnctl("verify --lab --blueprint plan --wiring wiring.csv --format json", dir_.path());
+    auto r = hpn::test::run_hpnctl("verify --lab --blueprint plan --wiring wiring.csv --format json" + options,
+                                   dir_.path());
     INFO(r.err);
     REQUIRE(r.exit_code == expect_exit);
     return nlohmann::json::parse(r.out);
