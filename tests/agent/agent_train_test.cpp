@@ -300,7 +300,7 @@ TEST_CASE("agent/train: a train repeated by a later run from the same source por
   CHECK(arrived == std::vector<int>{20, 20});
 }
 
-TEST_CASE("agent/train: a lost report request is retried; none answered leaves the count unknown", "[agent][train]") {
+TEST_CASE("agent/train: a lost report request is retried, and with none answered the count stays unknown", "[agent][train]") {
   SECTION("the first request lost") {
     TrainPath path;
     path.lose_request = [](int attempt) { return attempt == 0; };
