@@ -194,6 +194,7 @@ int run_listen(ListenArgs& a) {
         {"datagrams", r.accepted + r.rejected()},
         {"received", c.received},
         {"answered", c.answered},
+        {"train_datagrams", c.train_datagrams},
         {"send_errors", c.send_errors},
         {"ignored", {{"foreign", c.foreign}, {"unknown_version", c.unknown_version}, {"not_a_probe", c.not_a_probe},
                      {"malformed", c.malformed}, {"without_trace", c.without_trace}}},
@@ -204,9 +205,9 @@ int run_listen(ListenArgs& a) {
     return kOk;
   }
   std::cout << fmt::format(
-      "received {}, answered {}, send errors {}; ignored: foreign {}, unknown version {}, not a probe {}, "
-      "malformed {}, without trace {}; {}\n",
-      c.received, c.answered, c.send_errors, c.foreign, c.unknown_version, c.not_a_probe, c.malformed,
+      "received {}, answered {}, train datagrams counted {}, send errors {}; ignored: foreign {}, unknown version {}, "
+      "not a probe {}, malformed {}, without trace {}; {}\n",
+      c.received, c.answered, c.train_datagrams, c.send_errors, c.foreign, c.unknown_version, c.not_a_probe, c.malformed,
       c.without_trace, rejected_text(r));
   return kOk;
 }
@@ -302,7 +303,8 @@ int run_send(SendArgs& a) {
     const nlohmann::json j = {
         {"run", o.run}, {"probes", c.probes}, {"answered", c.answered}, {"late", c.late}, {"lost", c.lost},
         {"icmp_answers", c.icmp_answers},
-        {"unsent", c.unsent}, {"abandoned", c.abandoned}, {"sent", c.sent}, {"retries", c.retries},
+        {"unsent", c.unsent}, {"abandoned", c.abandoned}, {"sent", c.sent}, {"train_datagrams", c.train_datagrams},
+        {"retries", c.retries},
         {"send_errors", c.send_errors}, {"unreadable_traces", c.bad_traces},
         {"ignored", {{"foreign", c.foreign}, {"other_run", c.other_run}, {"unexpected", c.unexpected},
                      {"duplicate", c.duplicates}}},
@@ -310,10 +312,11 @@ int run_send(SendArgs& a) {
     std::cout << j.dump() << '\n';
   } else {
     std::cout << fmt::format(
-        "run {}: {} probes, {} answered ({} late), {} lost, {} unsent, {} abandoned; {} datagrams sent, {} retries, "
-        "{} send errors; {} unreadable traces; ignored: foreign {}, other run {}, unexpected {}, duplicate {}; "
-        "{}; {} observations in {}\n",
-        o.run, c.probes, c.answered, c.late, c.lost, c.unsent, c.abandoned, c.sent, c.retries, c.send_errors,
+        "run {}: {} probes, {} answered ({} late), {} lost, {} unsent, {} abandoned; {} datagrams sent ({} of trains), "
+        "{} retries, {} send errors; {} unreadable traces; ignored: foreign {}, other run {}, unexpected {}, "
+        "duplicate {}; {}; {} observations in {}\n",
+        o.run, c.probes, c.answered, c.late, c.lost, c.unsent, c.abandoned, c.sent, c.train_datagrams, c.retries,
+        c.send_errors,
         c.bad_traces, c.foreign, c.other_run, c.unexpected, c.duplicates, rejected_text(r),
         result.observations.size(), a.output);
   }

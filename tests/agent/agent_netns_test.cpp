@@ -311,9 +311,9 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
   CHECK(listener.stop() == 0);
   const auto counts = hpn::test::read_file(dir / "listen.out");
   // The garbage never reached the responder: too short to carry a seal.
-  CHECK(counts == "received 4, answered 4, send errors 0; ignored: foreign 0, unknown version 0, not a probe 0, "
-                  "malformed 0, without trace 0; rejected: bad length 1, bad hmac 0, wrong run 0, replay 0, "
-                  "rate limited 0\n");
+  CHECK(counts == "received 4, answered 4, train datagrams counted 0, send errors 0; ignored: foreign 0, unknown "
+                  "version 0, not a probe 0, malformed 0, without trace 0; rejected: bad length 1, bad hmac 0, wrong "
+                  "run 0, replay 0, rate limited 0\n");
 }
 
 TEST_CASE("agent/netns: with nobody listening every probe is lost, within the time budget", "[agent][netns]") {
