@@ -163,7 +163,7 @@ class Run {
 
 SenderResult Run::execute(const std::function<bool()>& stop) {
   const std::int64_t start = clock_.monotonic_ns();
-  const std::int64_t deadline = start + sender_budget_ns(o_);
+  std::int64_t deadline = start + sender_budget_ns(o_);
   const std::int64_t interval = send_interval_ns(o_);
   std::int64_t next_send = start;
   while (true) {
@@ -173,15 +173,21 @@ SenderResult Run::execute(const std::function<bool()>& stop) {
     }
     std::int64_t now = clock_.monotonic_ns();
     expire(now);
-    if (settled_ == plan_.size() || now >= deadline) break;
+    // Past the budget a run stops waiting, not sending: what it still has
+    // to send is its own pace falling behind (a host sharing its CPU), not
+    // the network's doing, and a train cut off before its report is lost
+    // evidence.
+    if (settled_ == plan_.size() || (now >= deadline && !can_send())) break;
     if (can_send() && now >= next_send) {
       send_next(now);
       // Never a burst to catch up after a slow iteration.
       next_send = std::max(next_send + interval, now);
+      // Sent past the budget: that attempt still gets its timeout.
+      if (now >= deadline) deadline = now + o_.timeout_ns;
     }
     // Then wait for a reply until the next thing is due; a wait of zero
     // still takes one queued reply, so replies are read while sending fast.
-    std::int64_t until = deadline;
+    std::int64_t until = std::max(deadline, now);
     if (can_send()) until = std::min(until, next_send);
     if (!pending_.empty()) until = std::min(until, pending_.front().expires);
     if (auto d = network_.receive(std::clamp<std::int64_t>(until - now, 0, kMaxWait))) handle(*d);
@@ -578,12 +584,9 @@ hpn::Status check_sender_options(const SenderOptions& o) {
 std::int64_t sender_budget_ns(const SenderOptions& o) {
   // The sender is either pacing (at most one interval per attempt) or idle
   // with nothing queued, waiting for an attempt to time out (at most one
-  // timeout per round of attempts): their sum bounds the run. Trains'
-  // datagrams count twice: a sender sharing its CPU falls behind its pace
-  // over a long train (it never bursts to catch up), and a train the
-  // budget cuts off before its report is evidence lost.
+  // timeout per round of attempts): their sum bounds the run.
   const std::int64_t attempts = static_cast<std::int64_t>(planned_probes(o)) * (o.retries + 1) +
-                                2 * static_cast<std::int64_t>(planned_train_datagrams(o));
+                                static_cast<std::int64_t>(planned_train_datagrams(o));
   return (attempts + 1) * send_interval_ns(o) + static_cast<std::int64_t>(o.retries + 1) * o.timeout_ns;
 }
 

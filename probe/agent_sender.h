@@ -103,10 +103,10 @@ std::uint64_t planned_train_datagrams(const SenderOptions& options);
 // rate, a run past the bounds above, an empty run id or device name.
 hpn::Status check_sender_options(const SenderOptions& options);
 
-// The longest a run can take: every attempt at the paced rate (trains'
-// datagrams twice over, for a sender that falls behind), plus one timeout
+// How long a run waits: every attempt at the paced rate, plus one timeout
 // per attempt a probe may make. A run ends by itself then at the latest,
-// whatever the network does.
+// whatever the network does; a host too slow for the pace sends what it
+// has left first (it never waits past this for an answer).
 std::int64_t sender_budget_ns(const SenderOptions& options);
 
 // Opens one socket per port and source port.
