@@ -374,6 +374,10 @@ int run_plan(const PlanArgs& a, const std::vector<std::string>& settings_given) 
     }
     probe::PlanSettings settings = a.settings;
     settings.switch_probes = !a.no_switch_probes;
+    if (settings.lossy_detect > 0 && settings.lossy_detect <= settings.lossy_warn) {
+      return Error{fmt::format("--lossy-detect ({}) must be above --lossy-warn ({}), or 0", settings.lossy_detect,
+                               settings.lossy_warn)};
+    }
     if (settings.lossy_warn > settings.lossy_critical) {
       return Error{fmt::format("--lossy-warn ({}) must not be above --lossy-critical ({})", settings.lossy_warn,
                                settings.lossy_critical)};

@@ -109,6 +109,12 @@ int run_verify(VerifyOptions o, const Verbosity& verbosity) {
     return fail(kInputError, fmt::format("--lossy-warn ({}) must not be above --lossy-critical ({})", o.lossy_warn,
                                          o.lossy_critical));
   }
+  // A loss at the warning rate is estimated below it half the time: no
+  // number of attempts finds it for sure.
+  if (o.lossy_detect > 0 && o.lossy_detect <= o.lossy_warn) {
+    return fail(kInputError, fmt::format("--lossy-detect ({}) must be above --lossy-warn ({}), or 0", o.lossy_detect,
+                                         o.lossy_warn));
+  }
   auto store = hpn::BlueprintStore::open(o.blueprint);
   if (!store) return fail(kInputError, store.error().message);
   auto bp = store->load();

@@ -410,6 +410,10 @@ class Estimator {
       if (n_[l] == 0 || dead_[l]) continue;
       if (culprit_[l]) {
         out.culprits.push_back(describe(static_cast<DirectedCable>(l)));
+        // Below the warning rate it is no finding; when a loss at the rate
+        // to detect is not ruled out, more attempts would say which it is.
+        const DirectionLoss& d = out.culprits.back();
+        if (d.rate < o_.warn && d.bound >= (o_.detect > 0 ? o_.detect : o_.warn)) out.undecided.push_back(d);
       } else {
         // First on the certain attempts alone (cheap), then in full: its
         // own rate's interval still reaches the rate to detect. Few

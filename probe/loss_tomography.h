@@ -105,8 +105,9 @@ struct LossEstimate {
   std::int64_t tested = 0;              // directions crossed by some attempt (the Bonferroni count)
   std::vector<DirectionLoss> culprits;  // significant above the background, by cable and direction
   std::vector<DirectedCable> dead;      // crossed, and no attempt across came back
-  // Not culprits, and a loss of `detect` not ruled out (their `bound`
-  // reaches it): more attempts would decide them.
+  // A loss of `detect` not ruled out (their `bound` reaches it), and not
+  // named: not culprits, or culprits below `warn`. More attempts would
+  // decide them.
   std::vector<DirectionLoss> undecided;
 };
 

@@ -71,7 +71,9 @@ double detection_power(const DetectionRule& r, std::int64_t n) {
   if (n <= 0) return 0;
   const double keep = std::pow(1 - r.background, r.path_length);
   const double q0 = 1 - keep, q1 = 1 - keep * (1 - r.rate);
-  const std::int64_t c = critical_count(static_cast<double>(n) * q0, r.alpha, r.min_lost);
+  const double nd = static_cast<double>(n);
+  const std::int64_t c = std::max(critical_count(nd * q0, r.alpha, r.min_lost),
+                                  static_cast<std::int64_t>(std::ceil(nd * (q0 + r.warn * (1 - q0)) - 1e-9)));
   return 1 - binomial_cdf(n, q1, c - 1);
 }
 
@@ -163,6 +165,7 @@ DetectionRule rule_for(const PlanOptions& o, double background, int tested, int 
   r.alpha = o.loss.alpha / std::max(1, tested);
   r.power = o.loss_power;
   r.min_lost = o.loss.min_lost;
+  r.warn = o.loss.warn;
   return r;
 }
 

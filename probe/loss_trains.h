@@ -7,8 +7,10 @@
 // with q1 = 1 - (1-b)^L (1-rate) against q0 = 1 - (1-b)^L. The estimate
 // (probe/loss_tomography.h) names it when its lost attempts k reach the
 // one-sided Poisson critical count c of n q0 at alpha / D (D the
-// directions tested, Bonferroni) and at least min_lost. attempts_to_detect()
-// is the least n with P[Binomial(n, q1) >= c] >= power. A direction
+// directions tested, Bonferroni) and at least min_lost, and a finding when
+// its own rate, (k/n - q0) / (1 - q0), reaches `warn`: c is the larger of
+// those counts. attempts_to_detect() is the least n with
+// P[Binomial(n, q1) >= c] >= power. A direction
 // losing only the background is decided clean once a loss of `rate` is
 // ruled out (probe/loss_tomography.h, kRuleOutZ): attempts_to_rule_out().
 // The first loss round gives each direction the larger of the two: at no
@@ -50,6 +52,7 @@ struct DetectionRule {
   double alpha = 1e-6;      // per direction (already divided by the directions tested)
   double power = 0.99;      // the chance to name it
   int min_lost = 3;         // the fewest lost attempts a culprit has
+  double warn = 0.01;       // and its own rate, to be a finding (LossOptions::warn)
 };
 
 // The least number of attempts across a direction that names a loss of

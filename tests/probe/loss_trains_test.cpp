@@ -38,18 +38,28 @@ std::vector<int> all_hosts(const Blueprint& bp) {
 
 }  // namespace
 
-TEST_CASE("probe/loss trains: with no background, the attempts that show the third loss with the power asked") {
-  for (double rate : {0.01, 0.02, 0.05, 0.30}) {
+TEST_CASE("probe/loss trains: with no background, the attempts that show three losses and the warning rate with "
+          "the power asked") {
+  for (double rate : {0.02, 0.05, 0.30}) {
     probe::DetectionRule r;
     r.rate = rate;
     r.background = 0;
     r.power = 0.99;
     r.min_lost = 3;
+    r.warn = 0.01;
     const std::int64_t n = probe::attempts_to_detect(r);
     INFO("rate " << rate << ": " << n);
-    CHECK(binomial_at_least(n, rate, 3) >= 0.99);
-    CHECK(binomial_at_least(n - 1, rate, 3) < 0.99);
+    auto needed = [](std::int64_t attempts) {
+      return std::max<std::int64_t>(3, static_cast<std::int64_t>(std::ceil(0.01 * static_cast<double>(attempts))));
+    };
+    CHECK(binomial_at_least(n, rate, needed(n)) >= 0.99);
+    CHECK(binomial_at_least(n - 1, rate, needed(n - 1)) < 0.99);
   }
+  // A loss no higher than the warning rate is estimated below it half the
+  // time: no number of attempts finds it with 99%.
+  probe::DetectionRule at_warn;
+  at_warn.rate = at_warn.warn = 0.01;
+  CHECK(probe::attempts_to_detect(at_warn) == 1'000'000'000);
 }
 
 TEST_CASE("probe/loss trains: more background, longer paths and smaller losses all need more attempts") {
