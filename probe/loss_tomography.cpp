@@ -65,6 +65,13 @@ class EvidenceBuilder {
 
   void run() {
     const std::vector<Observation>& obs = obs_;
+    // A run that sent trains measured loss on purpose: its trains alone are
+    // the evidence, every datagram of each an attempt over a traced path.
+    // The wiring rounds' probes, one to three attempts each, some over
+    // paths only learned, add noise to that and nothing it lacks; nor does
+    // a train need another record's path (its report request's own trace,
+    // or the receiver's record of it, is the train's).
+    trains_only_ = std::any_of(obs.begin(), obs.end(), [](const Observation& o) { return o.train > 0; });
     // Sorted vectors rather than maps: a pod's run has over a million
     // records, and a node per record costs more than the records' own
     // evidence (diagnosis_bench).
@@ -74,11 +81,12 @@ class EvidenceBuilder {
       const auto index = static_cast<std::uint32_t>(i);
       if (o.src_device.empty()) {
         if (r.dst >= 0) listening_[r.dst] = true;
+        if ((o.train > 0) != trains_only_) continue;
         // A run no sender's id matches names no probe of this run.
         const std::optional<std::uint64_t> run = listener_run_id(o.run);
         if (!run) continue;
         heard_.push_back({{*run, o.probe, r.src_address, o.src_udp_port}, o.attempt, index});
-      } else if (o.direction == "reverse" && o.received) {
+      } else if (!trains_only_ && o.direction == "reverse" && o.received) {
         replies_.push_back({{run_id_of(o.run), o.probe, r.dst_address, o.dst_udp_port}, index});
       }
     }
@@ -89,7 +97,7 @@ class EvidenceBuilder {
     // first forward record of the flow shows it, and the reply to the
     // first of its probes that has one shows the way back.
     std::vector<Flow> flows;
-    for (std::size_t i = 0; i < obs.size(); ++i) {
+    for (std::size_t i = 0; i < obs.size() && !trains_only_; ++i) {
       const Observation& o = obs[i];
       if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
       const ResolvedObservation& r = index_[i];
@@ -105,11 +113,6 @@ class EvidenceBuilder {
       }
     }
     flows = {};
-    // A run that sent trains measured loss on purpose: its trains alone are
-    // the evidence, every datagram of each an attempt over a traced path.
-    // The wiring rounds' probes, one to three attempts each, some over
-    // paths only learned, add noise to that and nothing it lacks.
-    trains_only_ = std::any_of(obs.begin(), obs.end(), [](const Observation& o) { return o.train > 0; });
     for (const auto& o : obs) {
       if (o.src_device.empty()) continue;
       if (o.direction == "forward" && (o.train > 0) == trains_only_) forward(o);
@@ -223,6 +226,7 @@ class EvidenceBuilder {
                                          [](const Heard& a, const Heard& b) { return a.index < b.index; });
       trace_there(there, sender, dst, obs_[last->index]);
     }
+    if (o.train > 0) return train(o, heard.first, heard.second, there);
     if (const std::uint32_t reply = reply_to(key); reply != kNone) trace_back(back, src, dst, obs_[reply]);
     if (!there.traced || !back.traced) {
       const FlowKey flow = flow_of(r, o);
@@ -234,7 +238,6 @@ class EvidenceBuilder {
       }
     }
     // A half no trace shows is no evidence (emit).
-    if (o.train > 0) return train(o, heard.first, heard.second, there);
     const int k = std::max(1, o.attempt);
     if (listening_[dst]) {
       // The receiver's records say which attempts arrived: each half on
