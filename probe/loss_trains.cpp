@@ -187,7 +187,15 @@ std::vector<ProbeTarget> ring_pairs(const Blueprint& bp, const std::vector<int>&
   }
   std::vector<ProbeTarget> out;
   for (int tor : tors) {
-    const auto& ring = behind[tor];
+    // Only the hosts in scope send: a ring of them alone, where the ToR
+    // has two or more, so that each of their cables is crossed both ways
+    // (a ring through hosts out of scope leaves the cables of those after
+    // them crossed only outward). With one, its neighbours are its partners.
+    std::vector<std::tuple<int, int, std::string>> ring;
+    for (const auto& member : behind[tor]) {
+      if (senders.count(std::get<0>(member))) ring.push_back(member);
+    }
+    if (ring.size() < 2) ring = behind[tor];
     const std::size_t n = ring.size();
     for (std::size_t i = 0; i < n; ++i) {
       const auto& [host, nic, port] = ring[i];
@@ -265,11 +273,13 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
   std::vector<ProbeTarget> out;
   // Host cables: two trains across each direction, over two cables.
   int sport = o.first_source_port;
-  const int host_train = length_for(2, 2);
-  for (ProbeTarget t : ring_pairs(bp, hosts)) {
+  const auto ring = ring_pairs(bp, hosts);
+  std::map<std::pair<int, std::string>, int> partners;  // sender port -> its trains: a ring of two has one
+  for (const auto& t : ring) ++partners[{t.src_host, t.src_port}];
+  for (ProbeTarget t : ring) {
     t.source_ports = {sport};
     sport = sport >= 65535 ? o.first_source_port : sport + 1;
-    t.train = host_train;
+    t.train = length_for(2, partners[{t.src_host, t.src_port}]);
     out.push_back(std::move(t));
   }
   // Switch-to-switch cables, spread: one train from each host port to its

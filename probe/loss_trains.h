@@ -18,10 +18,11 @@
 // cables some thousands (hpnctl(1), LOSS, has the table).
 //
 // Which trains:
-//   - host cables: on each ToR, each host port sends to the hosts of the
-//     next two ports of the ToR (a ring), so each direction of each host
-//     cable is crossed by two trains, with two different partners, over
-//     paths of two cables (the least noise a path can carry);
+//   - host cables: on each ToR, each host port in scope sends to the hosts
+//     of the next two ports in scope of the ToR (a ring), so each direction
+//     of each host cable is crossed by two trains, with two different
+//     partners, over paths of two cables (the least noise a path can
+//     carry); a ring of two hosts, one train each way, twice as long;
 //   - switch-to-switch cables: flows the wiring rounds traced across each
 //     direction (the five-tuple takes the same path again), two per
 //     direction where there are two, whose other switch-to-switch
@@ -68,8 +69,9 @@ std::int64_t attempts_to_rule_out(const DetectionRule& rule);
 // the rule asks for, at a given count.
 double detection_power(const DetectionRule& rule, std::int64_t attempts);
 
-// The host-cable trains' pairs for `hosts` (the ring on each ToR), without
-// lengths or source ports: where listeners must run for them.
+// The host-cable trains' pairs for `hosts` (the ring of the hosts in scope
+// on each ToR, or a lone one's neighbours), without lengths or source
+// ports: where listeners must run for them.
 std::vector<ProbeTarget> ring_pairs(const Blueprint& bp, const std::vector<int>& hosts);
 
 // The trains that spread each ToR's uplinks over partners in every other
