@@ -126,6 +126,20 @@ std::string bond_address(const Blueprint& bp, int host, int nic) {
 // A flow as the trains name it: sender, its port, destination, source port.
 using FlowKey = std::tuple<int, std::string, int, std::string, int>;
 
+// A train of `length` over a traced flow.
+ProbeTarget train_of(const FabricIndex& f, const FlowKey& flow, int length) {
+  const auto& [src, port, dst, address, source_port] = flow;
+  ProbeTarget t;
+  t.src_host = src;
+  t.src_port = port;
+  t.dst_host = dst;
+  t.dst_nic = f.nic_of_address(dst, address);
+  t.dst_address = address;
+  t.source_ports = {source_port};
+  t.train = length;
+  return t;
+}
+
 // The directed cables each flow was traced across, from the senders'
 // received forward records (a train's or a probe's).
 std::map<FlowKey, std::vector<DirectedCable>> traced_flows(const FabricIndex& f, const std::vector<Observation>& seen) {
@@ -366,16 +380,7 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
         train = std::max(train, length_for(static_cast<int>(path.size()), sharing[d]));
       }
     }
-    const auto& [src, port, dst, address, source_port] = *k;
-    ProbeTarget t;
-    t.src_host = src;
-    t.src_port = port;
-    t.dst_host = dst;
-    t.dst_nic = f.nic_of_address(dst, address);
-    t.dst_address = address;
-    t.source_ports = {source_port};
-    t.train = train;
-    out.push_back(std::move(t));
+    out.push_back(train_of(f, key, train));
   }
   return out;
 }
@@ -435,16 +440,7 @@ std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<
   for (const auto& [key, path] : flows) {
     auto it = chosen.find(&key);
     if (it == chosen.end()) continue;
-    const auto& [src, port, dst, address, source_port] = key;
-    ProbeTarget t;
-    t.src_host = src;
-    t.src_port = port;
-    t.dst_host = dst;
-    t.dst_nic = f.nic_of_address(dst, address);
-    t.dst_address = address;
-    t.source_ports = {source_port};
-    t.train = it->second;
-    out.push_back(std::move(t));
+    out.push_back(train_of(f, key, it->second));
   }
   return out;
 }
