@@ -35,8 +35,10 @@ FabricIndex::FabricIndex(const Blueprint& bp) : bp_(bp) {
   }
   for (const auto& i : bp.interfaces) {
     if (i.purpose != "host") continue;
-    if (!i.ipv6.empty()) addresses_.emplace(i.ipv6, std::pair{i.device, i.nic});
-    if (!i.ipv4.empty()) addresses_.emplace(i.ipv4, std::pair{i.device, i.nic});
+    for (const std::string* a : {&i.ipv6, &i.ipv4}) {
+      if (a->empty() || !addresses_.emplace(*a, static_cast<int>(address_owners_.size())).second) continue;
+      address_owners_.push_back({i.device, i.nic});
+    }
   }
 }
 
@@ -92,8 +94,13 @@ int FabricIndex::nic_of_address(int device, const std::string& address) const {
 }
 
 std::pair<int, int> FabricIndex::owner_of_address(const std::string& address) const {
+  const int n = address_number(address);
+  return n < 0 ? std::pair{-1, -1} : address_owners_[n];
+}
+
+int FabricIndex::address_number(const std::string& address) const {
   auto it = addresses_.find(address);
-  return it == addresses_.end() ? std::pair{-1, -1} : it->second;
+  return it == addresses_.end() ? -1 : it->second;
 }
 
 }  // namespace hpn

@@ -46,6 +46,11 @@ class FabricIndex {
   int nic_of_address(int device, const std::string& address) const;
   // The host and NIC whose bond carries `address`, or {-1, -1}.
   std::pair<int, int> owner_of_address(const std::string& address) const;
+  // Every host bond address of the plan numbered from 0 (its place among
+  // them), or -1; address_owner() of the number is owner_of_address().
+  int address_number(const std::string& address) const;
+  std::pair<int, int> address_owner(int number) const { return address_owners_[number]; }
+  int addresses() const { return static_cast<int>(address_owners_.size()); }
 
  private:
   const Blueprint& bp_;
@@ -56,7 +61,8 @@ class FabricIndex {
   std::vector<size_t> first_slot_;                                // by device
   std::vector<CableEnd> slots_;                                   // by (device, port)
   std::vector<std::array<PortRef, 2>> ends_;                      // by cable: its a- and z-end
-  std::unordered_map<std::string, std::pair<int, int>> addresses_;  // address -> device, nic
+  std::unordered_map<std::string, int> addresses_;       // address -> its number
+  std::vector<std::pair<int, int>> address_owners_;     // by number: device, nic
 };
 
 }  // namespace hpn

@@ -1,33 +1,55 @@
 #include "probe/observation_index.h"
 
 #include <string>
+#include <thread>
 
 namespace hpn::probe {
 
 ObservationIndex::ObservationIndex(const FabricIndex& fabric, const std::vector<Observation>& observations)
     : f_(fabric), obs_(observations), resolved_(observations.size()) {
-  for (std::size_t i = 0; i < obs_.size(); ++i) {
-    const Observation& o = obs_[i];
-    ResolvedObservation& r = resolved_[i];
-    if (!o.src_device.empty()) {
-      r.src = f_.device_by_name(o.src_device);
-      r.src_port = f_.port_by_name(r.src, o.src_port);
+  // Look-ups in the fabric, which nothing here changes: the two halves of
+  // a pod's million and more records each on a core of its own (the
+  // look-ups are the diff's largest part at pod scale, diagnosis_bench).
+  // An address the plan lacks is numbered after them, in the order met.
+  auto resolve = [this](std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) {
+      const Observation& o = obs_[i];
+      ResolvedObservation& r = resolved_[i];
+      if (!o.src_device.empty()) {
+        r.src = f_.device_by_name(o.src_device);
+        r.src_port = f_.port_by_name(r.src, o.src_port);
+      }
+      r.dst = f_.device_by_name(o.dst_device);
+      r.rx_port = f_.port_by_name(r.dst, o.rx_port);
+      r.src_address = f_.address_number(o.src_address);
+      r.dst_address = f_.address_number(o.dst_address);
     }
-    r.dst = f_.device_by_name(o.dst_device);
-    r.rx_port = f_.port_by_name(r.dst, o.rx_port);
-    r.src_address = address(o.src_address);
-    r.dst_address = address(o.dst_address);
+  };
+  constexpr std::size_t kWorthAThread = 100'000;
+  const std::size_t half = obs_.size() / 2;
+  if (obs_.size() >= kWorthAThread) {
+    std::thread other(resolve, half, obs_.size());
+    resolve(0, half);
+    other.join();
+  } else {
+    resolve(0, obs_.size());
+  }
+  for (std::size_t i = 0; i < obs_.size(); ++i) {
+    ResolvedObservation& r = resolved_[i];
+    if (r.src_address < 0) r.src_address = unplanned_address(obs_[i].src_address);
+    if (r.dst_address < 0) r.dst_address = unplanned_address(obs_[i].dst_address);
   }
 }
 
-std::int32_t ObservationIndex::address(std::string_view text) {
-  const auto [it, added] = addresses_.try_emplace(text, static_cast<std::int32_t>(owners_.size()));
-  if (added) owners_.push_back(f_.owner_of_address(std::string(text)));
+std::int32_t ObservationIndex::unplanned_address(std::string_view text) {
+  const auto [it, added] =
+      unplanned_.try_emplace(text, static_cast<std::int32_t>(f_.addresses() + static_cast<int>(unplanned_.size())));
   return it->second;
 }
 
 int ObservationIndex::nic_of_address(int device, std::int32_t address) const {
-  const auto [owner, nic] = owners_[address];
+  if (address < 0 || address >= f_.addresses()) return -1;
+  const auto [owner, nic] = f_.address_owner(address);
   return owner == device ? nic : -1;
 }
 

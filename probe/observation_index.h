@@ -19,7 +19,9 @@ namespace hpn::probe {
 struct ResolvedObservation {
   std::int32_t src = -1, dst = -1;            // devices, -1: not in the plan (or no sender named)
   std::int32_t src_port = -1, rx_port = -1;   // port_by_name() at src and at dst
-  std::int32_t src_address = -1, dst_address = -1;  // ObservationIndex::address() numbers
+  // FabricIndex::address_number(), or for an address the plan lacks a
+  // number after those (the same text, the same number).
+  std::int32_t src_address = -1, dst_address = -1;
 };
 
 // A probe as both ends name it: run id (run_id_of(), as a listener writes
@@ -49,13 +51,12 @@ class ObservationIndex {
   int rx_port(int device, const Observation& o) const;
 
  private:
-  std::int32_t address(std::string_view text);  // the text's number, a new one if not seen yet
+  std::int32_t unplanned_address(std::string_view text);  // its number, a new one if not seen yet
 
   const FabricIndex& f_;
   const std::vector<Observation>& obs_;
   std::vector<ResolvedObservation> resolved_;
-  std::unordered_map<std::string_view, std::int32_t> addresses_;  // views the observations' text
-  std::vector<std::pair<int, int>> owners_;                        // by address number: host and NIC
+  std::unordered_map<std::string_view, std::int32_t> unplanned_;  // views the observations' text
 };
 
 }  // namespace hpn::probe

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <thread>
 #include <tuple>
 
 #include "probe/observation_index.h"
@@ -166,28 +167,62 @@ class Collector {
 
 }  // namespace
 
-Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs) {
-  Witnesses w;
-  w.cables.resize(fabric.blueprint().cables.size());
-  w.device_seen.assign(fabric.blueprint().devices.size(), false);
-  const probe::ObservationIndex index(fabric, obs);
-  Collector c(fabric, index, w);
-  {
-    // A probe the sender saw answered is already witnessed end to end: the
-    // receiver's own record of it would count its links twice.
-    // A probe is its run, number and five-tuple (senders of one run may
-    // reuse numbers); the run is its id as a listener writes it
-    // (probe::listener_run_id). A sorted vector: a set's node per probe
-    // cost more than the rest of the witnesses at pod scale.
-    std::vector<probe::ProbeId> answered;
-    for (std::size_t i = 0; i < obs.size(); ++i) {
-      const probe::Observation& o = obs[i];
-      if (!o.src_device.empty() && o.direction == "forward" && o.received) {
-        answered.push_back({probe::run_id_of(o.run), o.probe, index[i].src_address, o.src_udp_port});
-      }
+namespace {
+
+// What `from` witnessed, added to `into`: counts summed, sets joined.
+void merge(Witnesses& into, const Witnesses& from) {
+  for (std::size_t c = 0; c < into.cables.size(); ++c) {
+    for (int d = 0; d < 2; ++d) {
+      DirectionEvidence& a = into.cables[c].dir[d];
+      const DirectionEvidence& b = from.cables[c].dir[d];
+      a.sent += b.sent;
+      a.received += b.received;
+      for (std::size_t r = 0; r < a.sent_by_reach.size(); ++r) a.sent_by_reach[r] += b.sent_by_reach[r];
     }
-    std::sort(answered.begin(), answered.end());
-    for (std::size_t i = 0; i < obs.size(); ++i) {
+  }
+  for (const auto& [link, n] : from.unplanned) into.unplanned[link] += n;
+  for (std::size_t d = 0; d < into.device_seen.size(); ++d) into.device_seen[d] = into.device_seen[d] || from.device_seen[d];
+  into.probed_hosts.insert(from.probed_hosts.begin(), from.probed_hosts.end());
+  into.probed_switches.insert(from.probed_switches.begin(), from.probed_switches.end());
+  into.inter_pod = into.inter_pod || from.inter_pod;
+  into.observations += from.observations;
+  into.received += from.received;
+  into.lost += from.lost;
+  into.expired += from.expired;
+  into.unreadable_hops += from.unreadable_hops;
+  into.unknown_devices.insert(from.unknown_devices.begin(), from.unknown_devices.end());
+  for (const auto& [key, n] : from.core_hops) into.core_hops[key] += n;
+  for (const auto& [key, n] : from.tor_to_tor) into.tor_to_tor[key] += n;
+}
+
+}  // namespace
+
+Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs) {
+  auto empty = [&] {
+    Witnesses w;
+    w.cables.resize(fabric.blueprint().cables.size());
+    w.device_seen.assign(fabric.blueprint().devices.size(), false);
+    return w;
+  };
+  Witnesses w = empty();
+  const probe::ObservationIndex index(fabric, obs);
+  // A probe the sender saw answered is already witnessed end to end: the
+  // receiver's own record of it would count its links twice.
+  // A probe is its run, number and five-tuple (senders of one run may
+  // reuse numbers); the run is its id as a listener writes it
+  // (probe::listener_run_id). A sorted vector: a set's node per probe
+  // cost more than the rest of the witnesses at pod scale.
+  std::vector<probe::ProbeId> answered;
+  for (std::size_t i = 0; i < obs.size(); ++i) {
+    const probe::Observation& o = obs[i];
+    if (!o.src_device.empty() && o.direction == "forward" && o.received) {
+      answered.push_back({probe::run_id_of(o.run), o.probe, index[i].src_address, o.src_udp_port});
+    }
+  }
+  std::sort(answered.begin(), answered.end());
+  auto collect = [&](Witnesses& into, std::size_t first, std::size_t last) {
+    Collector c(fabric, index, into);
+    for (std::size_t i = first; i < last; ++i) {
       const probe::Observation& o = obs[i];
       if (o.src_device.empty()) {
         const std::optional<uint64_t> run = probe::listener_run_id(o.run);
@@ -198,6 +233,20 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
       }
       c.add(o);
     }
+  };
+  // A pod's million and more records in two halves, each on a core of its
+  // own into witnesses of its own, then added up: every witness is a count
+  // or a set, so the sum is the same in any order.
+  constexpr std::size_t kWorthAThread = 100'000;
+  if (obs.size() >= kWorthAThread) {
+    Witnesses second = empty();
+    const std::size_t half = obs.size() / 2;
+    std::thread other([&] { collect(second, half, obs.size()); });
+    collect(w, 0, half);
+    other.join();
+    merge(w, second);
+  } else {
+    collect(w, 0, obs.size());
   }
   w.loss = probe::collect_loss_evidence(fabric, index);
   return w;
