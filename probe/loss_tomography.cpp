@@ -121,6 +121,7 @@ class EvidenceBuilder {
       // traced half crosses (under the lab's --loss 5 the uplinks they
       // crossed read 10%).
     }
+    uncounted_paths();
   }
 
  private:
@@ -280,8 +281,46 @@ class EvidenceBuilder {
     if (arrived < 0) {
       for (auto h = heard_first; h != heard_last; ++h) arrived = std::max(arrived, obs_[h->index].arrived);
     }
-    if (arrived < 0) return;
+    if (arrived < 0) {
+      if (const ResolvedObservation& r = index_.of(o); r.src >= 0 && r.dst >= 0) uncounted_.push_back(flow_of(r, o));
+      return;
+    }
     emit(there, nullptr, o.train, o.train - std::min(arrived, o.train));
+  }
+
+  // The paths of the trains no one counted: a train goes over a flow
+  // already traced (a wiring round's probe or an earlier train), whose
+  // first received forward record shows the way. Rare, so one pass over
+  // the records for the few flows, and only when there are some.
+  void uncounted_paths() {
+    if (uncounted_.empty()) return;
+    std::sort(uncounted_.begin(), uncounted_.end());
+    uncounted_.erase(std::unique(uncounted_.begin(), uncounted_.end()), uncounted_.end());
+    std::vector<bool> found(uncounted_.size(), false);
+    std::vector<DirectedCable> path;
+    for (std::size_t i = 0; i < obs_.size(); ++i) {
+      const Observation& o = obs_[i];
+      if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+      const ResolvedObservation& r = index_[i];
+      const PortRef sender{r.src, r.src_port};
+      if (r.src < 0 || r.dst < 0 || !sender.valid()) continue;
+      auto it = std::lower_bound(uncounted_.begin(), uncounted_.end(), flow_of(r, o));
+      if (it == uncounted_.end() || *it != flow_of(r, o) || found[it - uncounted_.begin()]) continue;
+      found[it - uncounted_.begin()] = true;
+      path.clear();
+      trace_of(f_, sender, o.hops, {r.dst, index_.rx_port(r.dst, o)}, path);
+      e_.uncounted.insert(e_.uncounted.end(), path.begin(), path.end());
+    }
+    // A flow never traced (a ring train's own source port): its first
+    // cable, out of the sender's port, is certain.
+    for (std::size_t k = 0; k < uncounted_.size(); ++k) {
+      if (found[k]) continue;
+      const PortRef sender{uncounted_[k].sender, uncounted_[k].port};
+      if (!sender.valid()) continue;
+      if (const CableEnd at = f_.cable_at(sender); at.cable >= 0) e_.uncounted.push_back(at.cable * 2 + at.end);
+    }
+    std::sort(e_.uncounted.begin(), e_.uncounted.end());
+    e_.uncounted.erase(std::unique(e_.uncounted.begin(), e_.uncounted.end()), e_.uncounted.end());
   }
 
   const FabricIndex& f_;
@@ -292,6 +331,7 @@ class EvidenceBuilder {
   std::vector<Heard> heard_;    // sorted
   std::vector<Reply> replies_;  // sorted
   std::vector<Flow> learned_;   // sorted by key, one per flow
+  std::vector<FlowKey> uncounted_;  // the flows of trains no one counted
   std::vector<bool> listening_;  // by device: a receiver's record came from it
   Half there_, back_;
 };
@@ -430,6 +470,19 @@ class Estimator {
         if (d.bound >= detect) out.undecided.push_back(d);
       }
     }
+    // A train's direction no counted attempt crossed: nothing rules a loss
+    // out there (nor in: it is not tested).
+    for (DirectedCable l : e_.uncounted) {
+      if (l < 0 || static_cast<std::size_t>(l) >= links_ || n_[l] > 0 || !group_of_link_[l].empty()) continue;
+      DirectionLoss d;
+      d.cable = l / 2;
+      d.direction = l % 2;
+      d.high = d.bound = 1;
+      out.undecided.push_back(d);
+    }
+    std::sort(out.undecided.begin(), out.undecided.end(), [](const DirectionLoss& a, const DirectionLoss& b) {
+      return std::tie(a.cable, a.direction) < std::tie(b.cable, b.direction);
+    });
     return out;
   }
 

@@ -53,6 +53,10 @@ struct LossEvidence {
   std::vector<DirectedCable> crossings;
   std::vector<Transmission> transmissions;
   std::vector<std::vector<std::vector<DirectedCable>>> groups;  // group -> its alternative paths
+  // Directions a train was sent across (its flow's path as traced before)
+  // whose count no one had: its report and the receiver's record both
+  // lost. One that no counted attempt crossed is undecided, not untested.
+  std::vector<DirectedCable> uncounted;
 };
 
 // From a run's observations (senders' and receivers' records); records

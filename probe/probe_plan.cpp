@@ -367,8 +367,13 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
       all_seen = all_seen && n > 0;
     }
     double n = static_cast<double>(members.size());
-    bool enough = members.size() < 2 || std::pow(1 - 1 / n, static_cast<double>(total)) < o.miss_probability;
-    return all_seen && enough;
+    if (members.size() < 2) return all_seen;
+    const double unseen = std::pow(1 - 1 / n, static_cast<double>(total));
+    // A member no trace crossed: more source ports, in case a few flows
+    // hashed unevenly, until its silence is past doubt by a margin (the
+    // chance squared): then more would only add records (at pod scale,
+    // each faulty ToR's pairs asking to the bound were a third of them).
+    return all_seen ? unseen < o.miss_probability : unseen < o.miss_probability * o.miss_probability;
   };
   // Core rules no trace has exercised yet (core, in-port, destination
   // pod), by the pod and plane whose traffic enters there: only probes

@@ -115,8 +115,9 @@ std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<in
                                        const PlanOptions& options = {});
 
 // After a round: more source ports, within the bound, for the pairs leaving
-// each ToR in scope whose uplink group has a member not yet witnessed
-// (either way) or too few probes to call a silent one missing, and for the
+// each ToR in scope whose uplink group has too few probes to call a silent
+// member missing, or a member not yet witnessed (either way) and too few
+// to call it missing with the chance squared, and for the
 // pairs crossing a host-cable direction that is silent and not yet past
 // options.silence (loss may still explain it), and for the pairs between
 // pods whose plane has a core rule (in-port, destination pod) no trace has

@@ -140,6 +140,18 @@ void render_report(const Report& r, const FabricIndex& fabric, OutputFormat form
   }
   if (!per_kind.empty()) out << "coverage: " << per_kind << '\n';
   if (const std::string why = not_clean_because(r); !why.empty() && !r.clean()) out << "not clean: " << why << '\n';
+  if (s.loss_directions_tested > 0 || s.loss_undecided > 0) {
+    out << fmt::format("loss: background {:.2f}% per cable, {} directions measured", 100 * s.baseline_loss,
+                       s.loss_directions_tested);
+    if (!s.loss_judged) {
+      out << "; not judged: the background is above --lossy-max-background, no cable is named lossy";
+    } else if (s.loss_undecided > 0) {
+      out << fmt::format("; {} undecided: too few attempts to rule out a loss of --lossy-detect there "
+                         "(summary.loss in --format json); probe again, or raise --lossy-budget",
+                         s.loss_undecided);
+    }
+    out << '\n';
+  }
   out << fmt::format("{} observations, {} received, {} lost; {} cables outside the probed scope\n",
                      s.observations, s.received, s.lost, s.cables_out_of_scope);
   if (!r.unknown_devices.empty()) {

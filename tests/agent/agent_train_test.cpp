@@ -366,6 +366,29 @@ TEST_CASE("agent/train: a host too slow for the pace sends its trains to the end
   }
 }
 
+TEST_CASE("agent/train: a report request sent just short of the budget still gets its retries", "[agent][train]") {
+  // The host is behind its pace by enough that the train's report request
+  // goes half a timeout before the budget ends, and that attempt is lost:
+  // its retry is due after the budget, and is sent and answered.
+  TrainPath path;
+  const auto deliver = path.network.on_send;
+  const auto o = train_options({{0, 0, 50000, 0, 300}});
+  const std::int64_t step = (sender_budget_ns(o) - o.timeout_ns / 2) / 300;
+  path.network.on_send = [&](const Datagram& d) {
+    path.clock.mono += step;
+    deliver(d);
+  };
+  path.lose_request = [](int attempt) { return attempt == 0; };
+  REQUIRE(open_sender(o, path.network));
+  const auto result = run_sender(o, path.network, path.clock, [] { return false; });
+  CHECK(path.clock.mono > sender_budget_ns(o));
+  CHECK(result.counts.retries == 1);
+  CHECK(result.counts.lost == 0);
+  CHECK(result.counts.answered == 1);
+  REQUIRE_FALSE(result.observations.empty());
+  CHECK(result.observations[0].arrived == 300);
+}
+
 TEST_CASE("agent/train: a plan line's train is checked, and bounds the run", "[agent][train]") {
   auto o = train_options({{0, 0, 50000, 0, kMaxTrainLength + 1}});
   CHECK(check_sender_options(o).error().message == fmt::format("a train of {} datagrams: at most {}",

@@ -104,13 +104,17 @@ TEST_CASE("probe/plan: adaptive rounds cover every cable in scope both ways and 
   }
 }
 
-TEST_CASE("probe/plan: with a ToR uplink gone, rounds go on to the bound and the diff calls it missing") {
+TEST_CASE("probe/plan: with a ToR uplink gone, rounds stop short of the bound once its silence is past doubt, and the diff calls it missing") {
   LabFixture lab;
   int c = lab.cable_from("tor-p0-s01-r2a", "etp6");
   lab.wiring[c].z = {};
   int rounds = 0;
   auto seen = adaptive(lab, all_hosts(lab.bp()), &rounds);
-  CHECK(rounds > 1);
+  // The ToR's pairs hash over its uplink group enough, in the first round,
+  // that a member no trace crossed is missing beyond the chance squared:
+  // no more rounds to the bound (8) for it.
+  CHECK(rounds >= 1);
+  CHECK(rounds < 8);
   auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "missing");

@@ -9,10 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 #include <sstream>
 
 #include "lab_fixture.h"
 #include "probe/loss_tomography.h"
+#include "probe/loss_trains.h"
 #include "probe/probe_plan.h"
 #include "validator/report.h"
 
@@ -265,4 +267,64 @@ TEST_CASE("validator/lossy: above --lossy-max-background no cable is judged loss
   const auto quiet = probe_and_diff(lab, how);
   CHECK(quiet.summary.loss_judged);
   CHECK(lossy(lab, quiet) == std::vector<std::string>{lab.bp().cables[uplink].id + " a-z"});
+}
+
+TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided, and the next loss round crosses it") {
+  // Every train across the lossy uplink's direction lost its report (and
+  // the receiver's record): no counted attempt crossed it. That is too
+  // little evidence, never a pass, and the rounds must go on there.
+  LabFixture lab;
+  const int uplink = lab.cable_from("tor-p0-s01-r2a", "etp6");  // a = ToR, z = aggregation
+  lab.wiring[uplink].fault = "loss-z-a:30";
+  const probe::DirectedCable down = uplink * 2 + 1;
+  validator::FabricModel model(*lab.fabric, lab.wiring);
+  probe::PlanOptions plan;
+  plan.silence.attempts = 3;
+  auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
+  std::vector<probe::Observation> seen = std::move(run.observations);
+  int blanked = 0;
+  // The trains across it, as a sender that heard no report records them.
+  std::set<std::pair<std::string, int>> blank;  // (sender, source port)
+  for (auto& o : seen) {
+    if (o.train == 0 || o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+    const auto path = probe::traced_cables(*lab.fabric, o);
+    if (std::find(path.begin(), path.end(), down) == path.end()) continue;
+    blank.insert({o.src_device, o.src_udp_port});
+    o.received = false;
+    o.hops.clear();
+    o.rx_port.clear();
+    o.arrived = -1;
+    ++blanked;
+  }
+  REQUIRE(blanked > 0);
+  // The receivers' records of those trains, and the replies, are gone too.
+  std::erase_if(seen, [&](const probe::Observation& o) {
+    return o.train > 0 && (o.src_device.empty() || o.direction != "forward") &&
+           std::any_of(blank.begin(), blank.end(), [&](const auto& b) { return o.src_udp_port == b.second; });
+  });
+  validator::DiffOptions options;
+  options.silence.attempts = 3;
+  const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen), options);
+  INFO(kinds(r));
+  CHECK(lossy(lab, r).empty());
+  CHECK(r.summary.loss_undecided >= 1);
+  const auto estimate = probe::estimate_loss(probe::collect_loss_evidence(*lab.fabric, seen), lab.bp().cables.size());
+  CHECK(std::any_of(estimate.undecided.begin(), estimate.undecided.end(), [&](const probe::DirectionLoss& d) {
+    return d.cable * 2 + d.direction == down && d.attempts == 0 && d.bound == 1;
+  }));
+  // The next loss round sends trains over flows traced across it (their
+  // paths from the model without the loss, so that none is lost here).
+  const auto next = probe::next_loss_round(lab.bp(), all_hosts(lab.bp()), seen, plan);
+  lab.wiring[uplink].fault.clear();
+  validator::FabricModel clean(*lab.fabric, lab.wiring);
+  int across = 0;
+  for (const auto& t : next) {
+    REQUIRE(t.train > 0);
+    const int src_port = lab.fabric->port_by_name(t.src_host, t.src_port);
+    auto obs = clean.probe(t.src_host, src_port, t.dst_host, t.dst_nic, t.source_ports.at(0), 1);
+    REQUIRE_FALSE(obs.empty());
+    const auto path = probe::traced_cables(*lab.fabric, obs[0]);
+    across += std::find(path.begin(), path.end(), down) != path.end() ? 1 : 0;
+  }
+  CHECK(across >= 1);
 }
