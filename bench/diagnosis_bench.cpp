@@ -5,12 +5,15 @@
 // forwarding model standing in for the lab, every probe tried three times,
 // the probe plan's rounds and their loss budget), diffed by the real diff.
 // Prints per seed and in total the precision and recall of the findings,
-// the time of the diff (collect + diff), the whole process's peak RSS
+// the time of the diff (collect + diff; the median of --repeat runs of it,
+// 3 by default, as a shared machine's noise is a third of it), the whole
+// process's peak RSS
 // during it, and what the diff added to the RSS it started from (the
 // blueprint and the observations it was handed).
 //
 //   diagnosis_bench [--seeds N] [--first-seed N] [--faults N] [--loss-budget N]
-//                   [--rounds N] [--max-background PCT] [--verbose] [--debug-loss] [--dump-cable ID]
+//                   [--rounds N] [--max-background PCT] [--repeat N] [--verbose] [--debug-loss]
+//                   [--dump-cable ID]
 //
 // --rounds: the probe plan's rounds per phase (8, as verify --lab);
 // --max-background: the diff's --lossy-max-background (1); --debug-loss:
@@ -21,10 +24,12 @@
 // Not a test: it asserts nothing and is run by hand; figures are in README.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <iostream>
 #include <random>
+#include <vector>
 
 #include "bench/peak_memory.h"
 #include "planner/plan.h"
@@ -33,7 +38,7 @@
 #include "validator/fault_mix.h"
 
 int main(int argc, char** argv) {
-  int seeds = 20, faults = 100, first = 1, rounds = 8;
+  int seeds = 20, faults = 100, first = 1, rounds = 8, repeat = 3;
   long budget = 200000;
   double max_background = -1;  // percent; < 0: the diff's default
   bool verbose = false, debug_loss = false;
@@ -44,6 +49,7 @@ int main(int argc, char** argv) {
     if (a == "--debug-loss") debug_loss = true;
     if (i + 1 >= argc) continue;
     if (a == "--seeds") seeds = std::atoi(argv[++i]);
+    else if (a == "--repeat") repeat = std::max(1, std::atoi(argv[++i]));
     else if (a == "--faults") faults = std::atoi(argv[++i]);
     else if (a == "--loss-budget") budget = std::atol(argv[++i]);
     else if (a == "--rounds") rounds = std::atoi(argv[++i]);
@@ -65,6 +71,7 @@ int main(int argc, char** argv) {
   }
   int total_faults = 0, named = 0, findings = 0, correct = 0;
   double worst = 0;
+  std::vector<double> medians, colds;  // per seed
   long peak = 0, added = 0;
   std::map<std::string, std::pair<int, int>> by_kind;
   for (int seed = first; seed < first + seeds; ++seed) {
@@ -84,10 +91,22 @@ int main(int argc, char** argv) {
     if (max_background >= 0) diff_options.loss.max_background = max_background / 100;
     const long before = hpn::bench::live_mb();
     hpn::bench::reset_peak();
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto witnesses = hpn::validator::collect_witnesses(fabric, run.observations);
-    const auto report = hpn::validator::diff(fabric, witnesses, diff_options);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::vector<double> times;
+    hpn::validator::Witnesses witnesses;
+    hpn::validator::Report report;
+    for (int r = 0; r < repeat; ++r) {
+      witnesses = {};
+      report = {};
+      const auto t0 = std::chrono::steady_clock::now();
+      witnesses = hpn::validator::collect_witnesses(fabric, run.observations);
+      report = hpn::validator::diff(fabric, witnesses, diff_options);
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    const double cold = times.front();  // the one a verify run has: its memory fresh from the kernel
+    std::sort(times.begin(), times.end());
+    const double seconds = times[times.size() / 2];
+    medians.push_back(seconds);
+    colds.push_back(cold);
     const long seed_peak = hpn::bench::peak_mb();
     peak = std::max(peak, seed_peak);
     added = std::max(added, seed_peak - before);
@@ -103,10 +122,11 @@ int main(int argc, char** argv) {
     }
     std::cout << fmt::format("seed {:2}: background {:.0f}%, {} faults, {} probes in {} rounds, {} train datagrams in {} "
                              "loss rounds, {} observations: "
-                             "precision {:.3f}, recall {:.3f}, diff {:.3f} s, peak RSS {} MB ({} MB before it)\n",
+                             "precision {:.3f}, recall {:.3f}, diff {:.3f} s (the first of {}: {:.3f} s), "
+                             "peak RSS {} MB ({} MB before it)\n",
                              seed, background * 100, score.faults, run.probes, run.rounds, run.train_datagrams,
                              run.loss_rounds, run.observations.size(),
-                             score.precision(), score.recall(), seconds, seed_peak, before);
+                             score.precision(), score.recall(), seconds, repeat, cold, seed_peak, before);
     if (debug_loss) {
       const auto est = hpn::probe::estimate_loss(witnesses.loss, bp.cables.size(), diff_options.loss);
       std::cout << fmt::format("  baseline {:.4f}, {} tested, {} culprits, {} undecided\n", est.baseline, est.tested,
@@ -155,10 +175,19 @@ int main(int argc, char** argv) {
       }
     }
   }
+  std::sort(medians.begin(), medians.end());
+  const double median_of_seeds = medians.empty() ? 0 : medians[medians.size() / 2];
+  const auto within = std::count_if(medians.begin(), medians.end(), [](double t) { return t <= 1.0; });
+  std::sort(colds.begin(), colds.end());
+  const double median_cold = colds.empty() ? 0 : colds[colds.size() / 2];
+  const double worst_cold = colds.empty() ? 0 : colds.back();
   std::cout << fmt::format("{} seeds, {} faults: precision {:.4f} ({} of {} findings), recall {:.4f} ({} named); "
-                           "diff at most {:.3f} s, peak RSS {} MB, the diff adding at most {} MB\n",
+                           "diff (median of {} each) {:.3f} s over the seeds' median, {:.3f} s at most, "
+                           "{} seeds of {} within 1 s; the first run of each {:.3f} s over the seeds' median, "
+                           "{:.3f} s at most; peak RSS {} MB, the diff adding at most {} MB\n",
                            seeds, total_faults, findings ? static_cast<double>(correct) / findings : 1.0, correct,
-                           findings, total_faults ? static_cast<double>(named) / total_faults : 1.0, named, worst, peak, added);
+                           findings, total_faults ? static_cast<double>(named) / total_faults : 1.0, named, repeat,
+                           median_of_seeds, worst, within, medians.size(), median_cold, worst_cold, peak, added);
   for (const auto& [kind, n] : by_kind) std::cout << fmt::format("  {}: {} of {} named\n", kind, n.first, n.second);
   return 0;
 }

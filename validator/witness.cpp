@@ -212,14 +212,28 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
   // reuse numbers); the run is its id as a listener writes it
   // (probe::listener_run_id). A sorted vector: a set's node per probe
   // cost more than the rest of the witnesses at pod scale.
-  std::vector<probe::ProbeId> answered;
-  for (std::size_t i = 0; i < obs.size(); ++i) {
-    const probe::Observation& o = obs[i];
-    if (!o.src_device.empty() && o.direction == "forward" && o.received) {
-      answered.push_back({probe::run_id_of(o.run), o.probe, index[i].src_address, o.src_udp_port});
+  auto answered_in = [&](std::vector<probe::ProbeId>& out, std::size_t first, std::size_t last) {
+    for (std::size_t i = first; i < last; ++i) {
+      const probe::Observation& o = obs[i];
+      if (!o.src_device.empty() && o.direction == "forward" && o.received) {
+        out.push_back({probe::run_id_of(o.run), o.probe, index[i].src_address, o.src_udp_port});
+      }
     }
+    std::sort(out.begin(), out.end());
+  };
+  constexpr std::size_t kWorthAThread = 100'000;
+  std::vector<probe::ProbeId> answered;
+  if (obs.size() >= kWorthAThread) {
+    // Each half found and sorted on a core of its own, then merged.
+    std::vector<probe::ProbeId> first, second;
+    std::thread other([&] { answered_in(second, obs.size() / 2, obs.size()); });
+    answered_in(first, 0, obs.size() / 2);
+    other.join();
+    answered.resize(first.size() + second.size());
+    std::merge(first.begin(), first.end(), second.begin(), second.end(), answered.begin());
+  } else {
+    answered_in(answered, 0, obs.size());
   }
-  std::sort(answered.begin(), answered.end());
   auto collect = [&](Witnesses& into, std::size_t first, std::size_t last) {
     Collector c(fabric, index, into);
     for (std::size_t i = first; i < last; ++i) {
@@ -237,7 +251,6 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
   // A pod's million and more records in two halves, each on a core of its
   // own into witnesses of its own, then added up: every witness is a count
   // or a set, so the sum is the same in any order.
-  constexpr std::size_t kWorthAThread = 100'000;
   if (obs.size() >= kWorthAThread) {
     Witnesses second = empty();
     const std::size_t half = obs.size() / 2;
