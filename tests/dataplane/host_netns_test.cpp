@@ -86,6 +86,18 @@ class HostLab {
   }
   // Everything apply may touch, as iproute2 prints it.
   std::string snapshot() const {
+    // Duplicate address detection first: until it ends on an interface
+    // that is up, its IPv6 addresses are "tentative" and the link-local
+    // one has no local route, and the kernel ends it on its own timer,
+    // which a loaded machine runs late (two CI runs' snapshots of an
+    // unchanged namespace differed by that alone).
+    for (int i = 0; i < 50; ++i) {
+      if (sh(fmt::format("ip -n {} -6 -br addr show up tentative", ns)).out.find_first_not_of(" \n") ==
+          std::string::npos) {
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
     std::string s;
     for (const char* what : {"link", "addr", "route show table all", "-6 route show table all", "rule", "-6 rule", "neigh"}) {
       // One line per value, so a difference reads as the lines that differ.
@@ -100,14 +112,6 @@ class HostLab {
       for (auto& item : j) {
         if (!item.is_object()) continue;
         item.erase("qdisc");
-        // Nor an address's duplicate address detection under way: the
-        // kernel clears "tentative" on its own timer, which a loaded
-        // machine runs late (a CI run's snapshots differed by it alone).
-        if (item.contains("addr_info") && item["addr_info"].is_array()) {
-          for (auto& a : item["addr_info"]) {
-            if (a.is_object()) a.erase("tentative");
-          }
-        }
       }
       s += std::string(what) + ":\n" + j.dump(1) + "\n";
     }
