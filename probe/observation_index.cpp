@@ -1,7 +1,8 @@
 #include "probe/observation_index.h"
 
 #include <string>
-#include <thread>
+
+#include "probe/two_halves.h"
 
 namespace hpn::probe {
 
@@ -25,15 +26,7 @@ ObservationIndex::ObservationIndex(const FabricIndex& fabric, const std::vector<
       r.dst_address = f_.address_number(o.dst_address);
     }
   };
-  constexpr std::size_t kWorthAThread = 100'000;
-  const std::size_t half = obs_.size() / 2;
-  if (obs_.size() >= kWorthAThread) {
-    std::thread other(resolve, half, obs_.size());
-    resolve(0, half);
-    other.join();
-  } else {
-    resolve(0, obs_.size());
-  }
+  in_two_halves(obs_.size(), [&](int, std::size_t first, std::size_t last) { resolve(first, last); });
   for (std::size_t i = 0; i < obs_.size(); ++i) {
     ResolvedObservation& r = resolved_[i];
     if (r.src_address < 0) r.src_address = unplanned_address(obs_[i].src_address);

@@ -4,12 +4,12 @@
 
 #include <algorithm>
 #include <optional>
-#include <thread>
 #include <tuple>
 
 #include "probe/observation_index.h"
 #include "probe/payload.h"
 #include "probe/probe_plan.h"
+#include "probe/two_halves.h"
 
 namespace hpn::validator {
 namespace {
@@ -221,19 +221,15 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
     }
     std::sort(out.begin(), out.end());
   };
-  constexpr std::size_t kWorthAThread = 100'000;
-  std::vector<probe::ProbeId> answered;
-  if (obs.size() >= kWorthAThread) {
-    // Each half found and sorted on a core of its own, then merged.
-    std::vector<probe::ProbeId> first, second;
-    std::thread other([&] { answered_in(second, obs.size() / 2, obs.size()); });
-    answered_in(first, 0, obs.size() / 2);
-    other.join();
-    answered.resize(first.size() + second.size());
-    std::merge(first.begin(), first.end(), second.begin(), second.end(), answered.begin());
-  } else {
-    answered_in(answered, 0, obs.size());
-  }
+  // Each half found and sorted on a core of its own, then merged.
+  std::vector<probe::ProbeId> halves[2];
+  probe::in_two_halves(obs.size(), [&](int h, std::size_t first, std::size_t last) {
+    answered_in(halves[h], first, last);
+  });
+  std::vector<probe::ProbeId> answered(halves[0].size() + halves[1].size());
+  std::merge(halves[0].begin(), halves[0].end(), halves[1].begin(), halves[1].end(), answered.begin());
+  halves[0] = {};
+  halves[1] = {};
   auto collect = [&](Witnesses& into, std::size_t first, std::size_t last) {
     Collector c(fabric, index, into);
     for (std::size_t i = first; i < last; ++i) {
@@ -251,16 +247,11 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
   // A pod's million and more records in two halves, each on a core of its
   // own into witnesses of its own, then added up: every witness is a count
   // or a set, so the sum is the same in any order.
-  if (obs.size() >= kWorthAThread) {
-    Witnesses second = empty();
-    const std::size_t half = obs.size() / 2;
-    std::thread other([&] { collect(second, half, obs.size()); });
-    collect(w, 0, half);
-    other.join();
-    merge(w, second);
-  } else {
-    collect(w, 0, obs.size());
-  }
+  Witnesses second = empty();
+  probe::in_two_halves(obs.size(), [&](int h, std::size_t first, std::size_t last) {
+    collect(h == 0 ? w : second, first, last);
+  });
+  merge(w, second);
   w.loss = probe::collect_loss_evidence(fabric, index);
   return w;
 }
