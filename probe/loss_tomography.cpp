@@ -312,15 +312,37 @@ class EvidenceBuilder {
       e_.uncounted.insert(e_.uncounted.end(), path.begin(), path.end());
     }
     // A flow never traced (a ring train's own source port): its first
-    // cable, out of the sender's port, is certain.
+    // cable, out of the sender's port, is certain; so is its last when
+    // the receiver's NIC has a port on the sender's ToR (a ring train's
+    // partner), which the ToR's host route delivers to directly.
     for (std::size_t k = 0; k < uncounted_.size(); ++k) {
       if (found[k]) continue;
       const PortRef sender{uncounted_[k].sender, uncounted_[k].port};
       if (!sender.valid()) continue;
       if (const CableEnd at = f_.cable_at(sender); at.cable >= 0) e_.uncounted.push_back(at.cable * 2 + at.end);
+      const DirectedCable last = last_cable_from_tor(f_.far_end(sender).device, uncounted_[k].address);
+      if (last >= 0) e_.uncounted.push_back(last);
     }
     std::sort(e_.uncounted.begin(), e_.uncounted.end());
     e_.uncounted.erase(std::unique(e_.uncounted.begin(), e_.uncounted.end()), e_.uncounted.end());
+  }
+
+  // The directed cable from `tor` into the port of the NIC that carries
+  // `address` (numbered, FabricIndex::address_number()) on that ToR, or -1
+  // when the NIC has none there (its way goes up) or the address is not
+  // the plan's.
+  DirectedCable last_cable_from_tor(int tor, std::int32_t address) const {
+    if (tor < 0 || address < 0 || address >= f_.addresses()) return -1;
+    const auto [host, nic] = f_.address_owner(address);
+    if (host < 0) return -1;
+    const Blueprint& bp = f_.blueprint();
+    const auto& ports = bp.panels[bp.devices[host].panel].ports;
+    for (std::size_t p = 0; p < ports.size(); ++p) {
+      if (ports[p].nic != nic) continue;
+      const PortRef at{host, static_cast<int>(p)};
+      if (const PortRef peer = f_.far_end(at); peer.device == tor) return link_of(f_, peer, at);
+    }
+    return -1;
   }
 
   const FabricIndex& f_;

@@ -326,3 +326,50 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   }
   CHECK(across >= 1);
 }
+
+TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced leaves both its host cables undecided") {
+  // A ring train goes from a host to another behind the same ToR, on a
+  // source port of its own. With its report, the receiver's records and
+  // any trace of the flow gone, the plan still says which two cables it
+  // crossed: out of the sender's port, and from the ToR into the
+  // receiver's port there.
+  LabFixture lab;
+  validator::FabricModel model(*lab.fabric, lab.wiring);
+  probe::PlanOptions plan;
+  plan.silence.attempts = 3;
+  auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
+  std::vector<probe::Observation> seen = std::move(run.observations);
+  const probe::Observation* ring = nullptr;
+  for (const auto& o : seen) {
+    if (o.train > 0 && !o.src_device.empty() && o.direction == "forward" && o.received &&
+        probe::traced_cables(*lab.fabric, o).size() == 2) {
+      ring = &o;
+      break;
+    }
+  }
+  REQUIRE(ring != nullptr);
+  const std::vector<probe::DirectedCable> path = probe::traced_cables(*lab.fabric, *ring);
+  const std::string src = ring->src_device, port = ring->src_port, address = ring->src_address, to = ring->dst_address;
+  const int sport = ring->src_udp_port;
+  const auto same_flow = [&](const probe::Observation& o) {
+    return o.src_address == address && o.src_udp_port == sport && o.dst_address == to;
+  };
+  int blanked = 0;
+  for (auto& o : seen) {
+    if (o.src_device != src || o.src_port != port || o.direction != "forward" || !same_flow(o)) continue;
+    o.received = false;
+    o.hops.clear();
+    o.rx_port.clear();
+    o.arrived = -1;
+    ++blanked;
+  }
+  REQUIRE(blanked >= 1);
+  std::erase_if(seen, [&](const probe::Observation& o) {
+    return (o.src_device.empty() || o.direction != "forward") && same_flow(o);
+  });
+  const probe::LossEvidence e = probe::collect_loss_evidence(*lab.fabric, seen);
+  for (const probe::DirectedCable d : path) {
+    INFO(lab.bp().cables[d / 2].id << (d % 2 ? " z-a" : " a-z"));
+    CHECK(std::binary_search(e.uncounted.begin(), e.uncounted.end(), d));
+  }
+}
