@@ -43,19 +43,40 @@ int main(int argc, char** argv) {
   double max_background = -1;  // percent; < 0: the diff's default
   bool verbose = false, debug_loss = false;
   std::string dump_cable;  // --dump-cable ID: the loss evidence's transmissions across it
+  const char* usage =
+      "usage: diagnosis_bench [--seeds N] [--first-seed N] [--faults N] [--loss-budget N]\n"
+      "                       [--rounds N] [--max-background PCT] [--repeat N] [--verbose] [--debug-loss]\n"
+      "                       [--dump-cable ID]\n";
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--verbose") verbose = true;
-    if (a == "--debug-loss") debug_loss = true;
-    if (i + 1 >= argc) continue;
-    if (a == "--seeds") seeds = std::atoi(argv[++i]);
-    else if (a == "--repeat") repeat = std::max(1, std::atoi(argv[++i]));
-    else if (a == "--faults") faults = std::atoi(argv[++i]);
-    else if (a == "--loss-budget") budget = std::atol(argv[++i]);
-    else if (a == "--rounds") rounds = std::atoi(argv[++i]);
-    else if (a == "--first-seed") first = std::atoi(argv[++i]);
-    else if (a == "--max-background") max_background = std::atof(argv[++i]);
-    else if (a == "--dump-cable") dump_cable = argv[++i];
+    const bool valued = i + 1 < argc;
+    if (a == "--help" || a == "-h") {
+      std::cout << usage;
+      return 0;
+    } else if (a == "--verbose") {
+      verbose = true;
+    } else if (a == "--debug-loss") {
+      debug_loss = true;
+    } else if (valued && a == "--seeds") {
+      seeds = std::atoi(argv[++i]);
+    } else if (valued && a == "--repeat") {
+      repeat = std::max(1, std::atoi(argv[++i]));
+    } else if (valued && a == "--faults") {
+      faults = std::atoi(argv[++i]);
+    } else if (valued && a == "--loss-budget") {
+      budget = std::atol(argv[++i]);
+    } else if (valued && a == "--rounds") {
+      rounds = std::atoi(argv[++i]);
+    } else if (valued && a == "--first-seed") {
+      first = std::atoi(argv[++i]);
+    } else if (valued && a == "--max-background") {
+      max_background = std::atof(argv[++i]);
+    } else if (valued && a == "--dump-cable") {
+      dump_cable = argv[++i];
+    } else {
+      std::cerr << "diagnosis_bench: '" << a << "' is unknown or has no value\n" << usage;
+      return 2;
+    }
   }
   auto spec = hpn::default_spec();
   auto plan = hpn::make_plan(std::move(spec.value()), "bench");
