@@ -12,6 +12,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "probe/huge_pages.h"
 #include "probe/payload.h"
 #include "probe/probe_plan.h"
 
@@ -96,7 +97,7 @@ class EvidenceBuilder {
     // every time): what a probe of it lost on every attempt crossed. The
     // first forward record of the flow shows it, and the reply to the
     // first of its probes that has one shows the way back.
-    std::vector<Flow> flows;
+    HugeVector<Flow> flows;
     for (std::size_t i = 0; i < obs.size() && !trains_only_; ++i) {
       const Observation& o = obs[i];
       if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
@@ -350,9 +351,9 @@ class EvidenceBuilder {
   const std::vector<Observation>& obs_;
   LossEvidence& e_;
   bool trains_only_ = false;
-  std::vector<Heard> heard_;    // sorted
-  std::vector<Reply> replies_;  // sorted
-  std::vector<Flow> learned_;   // sorted by key, one per flow
+  HugeVector<Heard> heard_;    // sorted
+  HugeVector<Reply> replies_;  // sorted
+  HugeVector<Flow> learned_;   // sorted by key, one per flow
   std::vector<FlowKey> uncounted_;  // the flows of trains no one counted
   std::vector<bool> listening_;  // by device: a receiver's record came from it
   Half there_, back_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "blueprint/fabric_index.h"
+#include "probe/huge_pages.h"
 #include "probe/observation.h"
 
 namespace hpn::probe {
@@ -55,7 +56,7 @@ class ObservationIndex {
 
   const FabricIndex& f_;
   const std::vector<Observation>& obs_;
-  std::vector<ResolvedObservation> resolved_;
+  HugeVector<ResolvedObservation> resolved_;
   std::unordered_map<std::string_view, std::int32_t> unplanned_;  // views the observations' text
 };
 

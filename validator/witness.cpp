@@ -6,6 +6,7 @@
 #include <optional>
 #include <tuple>
 
+#include "probe/huge_pages.h"
 #include "probe/observation_index.h"
 #include "probe/payload.h"
 #include "probe/probe_plan.h"
@@ -212,7 +213,7 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
   // reuse numbers); the run is its id as a listener writes it
   // (probe::listener_run_id). A sorted vector: a set's node per probe
   // cost more than the rest of the witnesses at pod scale.
-  auto answered_in = [&](std::vector<probe::ProbeId>& out, std::size_t first, std::size_t last) {
+  auto answered_in = [&](probe::HugeVector<probe::ProbeId>& out, std::size_t first, std::size_t last) {
     for (std::size_t i = first; i < last; ++i) {
       const probe::Observation& o = obs[i];
       if (!o.src_device.empty() && o.direction == "forward" && o.received) {
@@ -222,11 +223,11 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
     std::sort(out.begin(), out.end());
   };
   // Each half found and sorted on a core of its own, then merged.
-  std::vector<probe::ProbeId> halves[2];
+  probe::HugeVector<probe::ProbeId> halves[2];
   probe::in_two_halves(obs.size(), [&](int h, std::size_t first, std::size_t last) {
     answered_in(halves[h], first, last);
   });
-  std::vector<probe::ProbeId> answered(halves[0].size() + halves[1].size());
+  probe::HugeVector<probe::ProbeId> answered(halves[0].size() + halves[1].size());
   std::merge(halves[0].begin(), halves[0].end(), halves[1].begin(), halves[1].end(), answered.begin());
   halves[0] = {};
   halves[1] = {};
