@@ -331,7 +331,10 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
   std::sort(order.begin(), order.end());
   std::set<const FlowKey*> chosen;
   std::map<int, int> load;  // sender -> flows chosen from it
-  for (const auto& [count, d] : order) {
+  for (const auto& entry : order) {
+    // A plain variable, not a structured binding: the lambdas below use it,
+    // which C++20 allows but clang before 16 refuses.
+    const DirectedCable d = entry.second;
     const auto& candidates = across[d];
     std::set<DirectedCable> others;  // the other fabric directions of the flows taken for d
     std::vector<const FlowKey*> taken;
