@@ -610,10 +610,15 @@ TEST_CASE("host apply: SIGINT, SIGTERM or SIGHUP midway rolls back and exits 3",
     REQUIRE(lab.ok);
     live_in(lab, false);
     const std::string before = lab.snapshot();
-    // 57 steps 20 ms apart: the signal comes about a third of the way in.
+    // 57 steps 20 ms apart: the signal comes 0.2 s after hpnctl caught
+    // all three (its SigCgt; it does just before the first step), a few
+    // steps in. A fixed time from the start raced a slow start (a
+    // sanitizer build on a loaded machine: HUP came first, exit 129).
     const std::string command = fmt::format(
-        "cd {} && {{ '{}' host apply {} --netns {} --no-bond --step-delay 20 >out 2>err & pid=$!; sleep 0.4; "
-        "kill -{} $pid; wait $pid; echo $?; }}",
+        "cd {} && {{ '{}' host apply {} --netns {} --no-bond --step-delay 20 >out 2>err & pid=$!; i=0; "
+        "while [ $i -lt 1000 ]; do cgt=$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/$pid/status 2>/dev/null); "
+        "[ -n \"$cgt\" ] && [ $(( 0x$cgt & 0x4003 )) -eq 16387 ] && break; sleep 0.01; i=$((i + 1)); done; "
+        "sleep 0.2; kill -{} $pid; wait $pid; echo $?; }}",
         quote(lab.dir.path().string()), HPNCTL_BINARY, quote(lab.profile), lab.ns, sig);
     auto r = sh(command);
     const std::string err = hpn::test::read_file(lab.dir / "err");
