@@ -44,7 +44,7 @@ LabState describe_lab(const Blueprint& bp, const LabTopology& t, const std::stri
   for (size_t n = 0; n < t.nodes.size(); ++n) {
     const Device& d = bp.devices[t.nodes[n].device];
     s.namespaces.push_back(t.nodes[n].netns);
-    StateDevice dev{d.name, std::string(to_string(d.role)), t.nodes[n].netns, d.node_id, {}};
+    StateDevice dev{d.name, std::string(to_string(d.role)), t.nodes[n].netns, d.node_id, {}, {}};
     std::stable_sort(ports[n].begin(), ports[n].end(),
                      [](const auto& x, const auto& y) { return x.first < y.first; });
     for (auto& [at, p] : ports[n]) dev.ports.push_back(std::move(p));
@@ -89,7 +89,7 @@ Result<LabState> state_from_json(const nlohmann::json& j) {
     s.namespaces = j.at("namespaces").get<std::vector<std::string>>();
     for (const auto& d : j.at("devices")) {
       StateDevice dev{d.at("name").get<std::string>(), d.at("role").get<std::string>(),
-                      d.at("netns").get<std::string>(), d.at("node_id").get<std::uint32_t>(), {}};
+                      d.at("netns").get<std::string>(), d.at("node_id").get<std::uint32_t>(), {}, {}};
       for (const auto& p : d.at("ports")) {
         dev.ports.push_back({p.at("port").get<std::string>(), p.at("port_id").get<std::uint16_t>(),
                              p.at("ifname").get<std::string>(), p.at("mac").get<std::string>(),

@@ -144,7 +144,7 @@ TEST_CASE("cli/cables: a rack's pull list of the default pod is every cable with
                                " ORDER BY rack LIMIT 1");
   REQUIRE(network.size() == 1);
   REQUIRE(hosts.size() == 1);
-  for (const std::string rack : {network[0][0], hosts[0][0]}) {
+  for (const std::string& rack : {network[0][0], hosts[0][0]}) {
     INFO("rack " << rack);
     // What the technician finds there, by blueprint.db: per cable the end in
     // the rack (the a-end when both are), its device's unit, the far end.

@@ -131,11 +131,11 @@ TEST_CASE("dataplane/topology: switches are IOAM routers, hosts carry their bond
 // down, with their lab MACs and link-local addresses.
 host::HostState fresh_lab_host(const LabTopology& t, int device) {
   host::HostState s;
-  s.links.push_back({"lo", 1, "", "00:00:00:00:00:00", 65536, true});
+  s.links.push_back({"lo", 1, "", "00:00:00:00:00:00", 65536, true, ""});
   for (const auto& link : t.links) {
     for (const LabPort* end : {&link.a, &link.z}) {
       if (end->device != device) continue;
-      s.links.push_back({end->ifname, static_cast<int>(s.links.size()) + 1, "veth", to_string(end->mac), 1500, false});
+      s.links.push_back({end->ifname, static_cast<int>(s.links.size()) + 1, "veth", to_string(end->mac), 1500, false, ""});
       s.addresses.push_back({end->ifname, {6, end->link_local, 64}, true, false});
     }
   }

@@ -183,7 +183,7 @@ TEST_CASE("validator/silence: with the extra rounds, 1 to 10% loss on a correct 
   LabFixture lab;
   for (double loss : {0.01, 0.05, 0.10}) {
     for (int attempts : {1, 3}) {
-      int findings = 0, unobserved = 0;
+      int unobserved = 0;
       const int trials = 25;
       for (int t = 0; t < trials; ++t) {
         LossyProbing how;
@@ -194,7 +194,6 @@ TEST_CASE("validator/silence: with the extra rounds, 1 to 10% loss on a correct 
         const Verdicts v = judge(lab, probe_model(lab, how), new_rule(attempts));
         INFO("loss " << loss << " attempts " << attempts << " seed " << how.seed);
         CHECK(v.missing + v.unidirectional + v.other == 0);
-        findings += v.missing + v.unidirectional + v.other;
         unobserved += v.unobserved;
       }
       // The extra rounds leave nothing undecided at the usual losses.
