@@ -321,29 +321,24 @@ class EvidenceBuilder {
       const PortRef sender{uncounted_[k].sender, uncounted_[k].port};
       if (!sender.valid()) continue;
       if (const CableEnd at = f_.cable_at(sender); at.cable >= 0) e_.uncounted.push_back(at.cable * 2 + at.end);
-      const DirectedCable last = last_cable_from_tor(f_.far_end(sender).device, uncounted_[k].address);
+      const DirectedCable last = last_cable_from_tor(sender, uncounted_[k].address);
       if (last >= 0) e_.uncounted.push_back(last);
     }
     std::sort(e_.uncounted.begin(), e_.uncounted.end());
     e_.uncounted.erase(std::unique(e_.uncounted.begin(), e_.uncounted.end()), e_.uncounted.end());
   }
 
-  // The directed cable from `tor` into the port of the NIC that carries
-  // `address` (numbered, FabricIndex::address_number()) on that ToR, or -1
-  // when the NIC has none there (its way goes up) or the address is not
-  // the plan's.
-  DirectedCable last_cable_from_tor(int tor, std::int32_t address) const {
-    if (tor < 0 || address < 0 || address >= f_.addresses()) return -1;
+  // The directed cable into the port of the NIC that carries `address`
+  // (numbered, FabricIndex::address_number()) from the ToR `sender` is
+  // cabled to, or -1 when the NIC has no port there (its way goes up) or
+  // the address is not the plan's.
+  DirectedCable last_cable_from_tor(PortRef sender, std::int32_t address) const {
+    if (address < 0 || address >= f_.addresses()) return -1;
     const auto [host, nic] = f_.address_owner(address);
-    if (host < 0) return -1;
-    const Blueprint& bp = f_.blueprint();
-    const auto& ports = bp.panels[bp.devices[host].panel].ports;
-    for (std::size_t p = 0; p < ports.size(); ++p) {
-      if (ports[p].nic != nic) continue;
-      const PortRef at{host, static_cast<int>(p)};
-      if (const PortRef peer = f_.far_end(at); peer.device == tor) return link_of(f_, peer, at);
-    }
-    return -1;
+    const RoundTrip trip = round_trip(f_, sender, host, nic);
+    if (trip.reach != Reach::tor || trip.arrival_cable < 0) return -1;
+    const int host_end = f_.end_of(trip.arrival_cable, 0).device == host ? 0 : 1;
+    return trip.arrival_cable * 2 + (1 - host_end);
   }
 
   const FabricIndex& f_;
