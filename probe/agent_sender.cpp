@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -118,7 +119,13 @@ class Run {
   void send_next(std::int64_t now);
   void send_attempt(std::uint64_t id, std::int64_t now);
   void send_train_datagram(std::uint64_t id);
-  bool can_send() const { return !retry_.empty() || !trains_.empty() || next_fresh_ < plan_.size(); }
+  // Something to send at `now`; and anything still to send, now or later
+  // (a report request waiting out kReportGraceNs).
+  bool can_send(std::int64_t now) const {
+    return !retry_.empty() || !trains_.empty() || next_fresh_ < plan_.size() ||
+           (!reports_due_.empty() && reports_due_.front().first <= now);
+  }
+  bool to_send() const { return can_send(std::numeric_limits<std::int64_t>::max()); }
   void handle(const Datagram& d);
   void handle_icmp(const Datagram& d);
   Observation base(std::uint64_t id, const std::string& direction) const;
@@ -156,6 +163,7 @@ class Run {
   std::size_t next_fresh_ = 0;
   std::deque<std::uint64_t> retry_;   // attempts due: retries, and trains' first report requests
   std::deque<std::uint64_t> trains_;  // trains under way (at most kTrainWindow), their datagrams in turn
+  std::deque<std::pair<std::int64_t, std::uint64_t>> reports_due_;  // sent trains: when their report request is due
   std::deque<Pending> pending_;  // send order = expiry order: the timeout is one for all
   std::uint64_t settled_ = 0;    // answered or lost
   std::int64_t deadline_ = 0;    // when the run stops waiting, once it has nothing to send
@@ -178,8 +186,8 @@ SenderResult Run::execute(const std::function<bool()>& stop) {
     // to send is its own pace falling behind (a host sharing its CPU), not
     // the network's doing, and a train cut off before its report is lost
     // evidence.
-    if (settled_ == plan_.size() || (now >= deadline_ && !can_send())) break;
-    if (can_send() && now >= next_send) {
+    if (settled_ == plan_.size() || (now >= deadline_ && !to_send())) break;
+    if (can_send(now) && now >= next_send) {
       send_next(now);
       // Never a burst to catch up after a slow iteration.
       next_send = std::max(next_send + interval, now);
@@ -189,7 +197,12 @@ SenderResult Run::execute(const std::function<bool()>& stop) {
     // Then wait for a reply until the next thing is due; a wait of zero
     // still takes one queued reply, so replies are read while sending fast.
     std::int64_t until = std::max(deadline_, now);
-    if (can_send()) until = std::min(until, next_send);
+    if (can_send(now)) {
+      until = std::min(until, next_send);
+    } else if (!reports_due_.empty()) {
+      // Past the budget too: the run does not end before it is sent.
+      until = std::max(next_send, reports_due_.front().first);
+    }
     if (!pending_.empty()) until = std::min(until, pending_.front().expires);
     if (auto d = network_.receive(std::clamp<std::int64_t>(until - now, 0, kMaxWait))) handle(*d);
   }
@@ -238,6 +251,10 @@ void Run::expire(std::int64_t now) {
 // (starting the plan's next trains while there is room), else the plan's
 // next probe.
 void Run::send_next(std::int64_t now) {
+  while (!reports_due_.empty() && reports_due_.front().first <= now) {
+    retry_.push_back(reports_due_.front().second);
+    reports_due_.pop_front();
+  }
   while (!retry_.empty()) {
     const std::uint64_t id = retry_.front();
     retry_.pop_front();
@@ -256,7 +273,7 @@ void Run::send_next(std::int64_t now) {
     if (probes_[id].train_sent < plan_[id].train) {
       trains_.push_back(id);
     } else {
-      retry_.push_back(id);  // its report request is due
+      reports_due_.emplace_back(now + kReportGraceNs, id);
     }
     return;
   }
@@ -595,7 +612,8 @@ std::int64_t sender_budget_ns(const SenderOptions& o) {
   // timeout per round of attempts): their sum bounds the run.
   const std::int64_t attempts = static_cast<std::int64_t>(planned_probes(o)) * (o.retries + 1) +
                                 static_cast<std::int64_t>(planned_train_datagrams(o));
-  return (attempts + 1) * send_interval_ns(o) + static_cast<std::int64_t>(o.retries + 1) * o.timeout_ns;
+  const std::int64_t grace = planned_train_datagrams(o) > 0 ? kReportGraceNs : 0;
+  return (attempts + 1) * send_interval_ns(o) + static_cast<std::int64_t>(o.retries + 1) * o.timeout_ns + grace;
 }
 
 hpn::Status open_sender(const SenderOptions& o, DatagramNetwork& network) {

@@ -26,6 +26,13 @@ inline constexpr std::uint64_t kMaxTrainDatagramsPerRun = 100'000'000;
 // time (a burst on one path is one moment's loss), and done, and reported,
 // long before the run ends.
 inline constexpr std::size_t kTrainWindow = 16;
+// A train's report request leaves this long after the train's last
+// datagram, not one interval after it: datagrams of one flow can be
+// overtaken on a host whose sender moves to another CPU (the kernel queues
+// each packet on the CPU that sent it), and the listener reports what had
+// arrived when the request did. A straggler counted lost is a false
+// finding; waiting costs a train nothing but the wait.
+inline constexpr std::int64_t kReportGraceNs = 50'000'000;
 inline constexpr std::uint64_t kMaxSenderSockets = 512;  // ports x source ports; the default fd limit is 1024
 inline constexpr unsigned kMaxRetries = 10;
 
