@@ -116,13 +116,6 @@ std::int64_t attempts_to_rule_out(const DetectionRule& r) {
 
 namespace {
 
-std::string bond_address(const Blueprint& bp, int host, int nic) {
-  for (const auto& i : bp.interfaces) {
-    if (i.device == host && i.nic == nic && i.purpose == "host") return i.ipv6;
-  }
-  return {};
-}
-
 // A flow as the trains name it: sender, its port, destination, source port.
 using FlowKey = std::tuple<int, std::string, int, std::string, int>;
 

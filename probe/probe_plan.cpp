@@ -120,14 +120,14 @@ std::vector<int> switches_in_scope(const Blueprint& bp, const std::vector<int>& 
   return {switches.begin(), switches.end()};
 }
 
-namespace {
-
 std::string bond_address(const Blueprint& bp, int host, int nic) {
   for (const auto& i : bp.interfaces) {
     if (i.device == host && i.nic == nic && i.purpose == "host") return i.ipv6;
   }
   return {};
 }
+
+namespace {
 
 // Hosts by pod and segment, for picking partners.
 std::map<std::pair<int, int>, std::vector<int>> segments_of(const Blueprint& bp) {

@@ -95,6 +95,9 @@ struct RoundTrip {
 };
 RoundTrip round_trip(const FabricIndex& fabric, PortRef sender, int dst, int dst_nic);
 
+// The address of a host's NIC (its bond's, both ports'), "" if it has none.
+std::string bond_address(const Blueprint& bp, int host, int nic);
+
 // The first round: each back-end port of each host in scope probes a host of
 // another segment on its own rail, one on another rail, and one of its own
 // segment (falling back to what the fabric has).
