@@ -85,7 +85,11 @@ class LabVerify {
     auto r = hpn::test::run_hpnctl("verify --lab --blueprint plan --wiring wiring.csv --format json" + options,
                                    dir_.path());
     INFO(r.err);
-    REQUIRE(r.exit_code == expect_exit);
+    if (r.exit_code != expect_exit) {
+      // The report says what verify saw: its findings are the reason.
+      INFO("the report: " << r.out.substr(0, 16000));
+      REQUIRE(r.exit_code == expect_exit);
+    }
     return nlohmann::json::parse(r.out);
   }
 
