@@ -400,6 +400,21 @@ double log_poisson_tail(double lambda, std::int64_t k) {
   return std::min(0.0, log_first + std::log(sum));
 }
 
+double log_poisson_head(double lambda, std::int64_t k) {
+  if (k < 0) return -std::numeric_limits<double>::infinity();
+  if (lambda <= 0 || static_cast<double>(k) >= lambda) return 0;
+  const double kd = static_cast<double>(k);
+  const double log_last = -lambda + kd * std::log(lambda) - std::lgamma(kd + 1);
+  // Below the mean the terms before the last fall by i / lambda < 1.
+  double sum = 1, term = 1;
+  for (double i = kd; i > 0; --i) {
+    term *= i / lambda;
+    sum += term;
+    if (term < 1e-17 * sum) break;
+  }
+  return std::min(0.0, log_last + std::log(sum));
+}
+
 namespace {
 
 class Estimator {
@@ -771,7 +786,7 @@ class Estimator {
       double best_gain = 0;
       for (std::size_t l = 0; l < links_; ++l) {
         if (culprit_[l] || skipped_[l] || n_[l] == 0 || log_p_[l] >= threshold_) continue;
-        if (n_[l] - surv_[l] < o_.min_lost) continue;
+        if (n_[l] - surv_[l] < o_.min_lost || !persistent(static_cast<DirectedCable>(l))) continue;
         const double g = gain(l);
         if (best < 0 || g > best_gain) {
           best = static_cast<DirectedCable>(l);
@@ -787,6 +802,39 @@ class Estimator {
       culprit_[best] = true;
       set_rate(best, r);
     }
+  }
+
+  // A cable's own loss persists: it shows in more than one train, and no
+  // one train lost so many more than the model expects (the background,
+  // the culprits, and this direction at the rate all its trains give) that
+  // the others, leaving it out, lost as few as they did by less than
+  // alpha's chance. A burst (a sender or a switch stalled for a moment, a
+  // route that moved) takes several datagrams of the trains passing then
+  // and none of the rest; over a zero background one such burst of three
+  // was enough to name a healthy host cable lossy (a lab fault mix, in
+  // CI). Unnamed, the direction is undecided while its own loss's bound
+  // reaches the rate to detect, and the next loss round sends it two more
+  // trains: a loss that is the cable's shows in them too.
+  bool persistent(DirectedCable l) {
+    const double r = own_rate(l);
+    int trains = 0;
+    double expected = 0, lost = 0, worst_excess = 0, worst_expected = 0, worst_lost = 0;
+    for (std::uint32_t i = start_[l]; i < start_[l + 1]; ++i) {
+      const std::uint32_t ti = by_link_[i];
+      if (excluded_[ti]) continue;
+      const Transmission& t = e_.transmissions[ti];
+      const double e = t.attempts * (1 - survival(ti, l) * (1 - r));
+      if (trains == 0 || t.lost - e > worst_excess) {
+        worst_excess = t.lost - e;
+        worst_expected = e;
+        worst_lost = t.lost;
+      }
+      ++trains;
+      expected += e;
+      lost += t.lost;
+    }
+    if (trains < 2) return false;
+    return log_poisson_head(expected - worst_expected, std::llround(lost - worst_lost)) >= std::log(o_.alpha);
   }
 
   // Each culprit's rate again with the others in place; one the others

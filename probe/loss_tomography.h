@@ -19,10 +19,13 @@
 // to the whole run by maximum likelihood; then, greedily, of the
 // directions whose losses are significant under the background and the
 // culprits found so far (a one-sided Poisson tail, Bonferroni-corrected
-// over every direction crossed, and at least LossOptions::min_lost lost),
-// the one a loss rate of its own explains best (the largest gain in
-// likelihood, the G statistic) becomes a culprit with that rate; its losses are then expected of every path through it, and the
-// next is sought. The background is refitted without the culprits' paths
+// over every direction crossed, and at least LossOptions::min_lost lost)
+// and persistent (lost in more than one transmission -- a train, or a
+// probe's attempts -- and not a burst in one of them that the others
+// contradict), the one a loss rate of its own explains best (the largest
+// gain in likelihood, the G statistic) becomes a culprit with that rate;
+// its losses are then expected of every path through it, and the next is
+// sought. The background is refitted without the culprits' paths
 // and the search repeated; culprits' rates are refitted jointly and any
 // that the others explain is dropped. A direction no attempt came back by
 // at all is dead from the start (its silence is the diff's to call).
@@ -126,5 +129,7 @@ Interval wilson_interval(std::int64_t lost, std::int64_t attempts, double z = 1.
 
 // ln P(X >= k) for X Poisson with mean `lambda`; 0 when k <= lambda (not in the tail).
 double log_poisson_tail(double lambda, std::int64_t k);
+// ln P(X <= k) for X Poisson with mean `lambda`; 0 when k >= lambda.
+double log_poisson_head(double lambda, std::int64_t k);
 
 }  // namespace hpn::probe
