@@ -168,14 +168,16 @@ struct LinkAddresses {
 };
 
 struct BomLine {
-  std::string category;  // device, cable, optic
-  std::string part;
-  std::string media;
+  // Every member has its default here, so a line names only the fields it
+  // has (designated initializers, planner/bom.cpp) without a warning.
+  std::string category{};  // device, cable, optic
+  std::string part{};
+  std::string media{};
   int length_m = 0;  // the stocked length bin, 0 where it does not apply
   int64_t count = 0;
   // Fibre parts: the grade (OM4, OS2), the connector (MPO-12, MPO-16,
   // LC-duplex) and its polarity (B, A-to-B); empty on other lines.
-  std::string fibre, connector, polarity;
+  std::string fibre{}, connector{}, polarity{};
 };
 
 // A cable the plan cannot build as asked; `cause` groups warnings of one

@@ -20,10 +20,10 @@ bool optical(const std::string& media) { return is_fibre(media); }
 // A cable's line: copper and AOC by speed; fibre by grade, connector and
 // polarity, which the line also carries in its own columns.
 BomLine cable_line(const MediaSpec& m, const std::string& media, int speed) {
-  if (media == "dac") return {"cable", fmt::format("DAC {}G", speed), media};
-  if (media == "aoc") return {"cable", fmt::format("AOC {}G", speed), media};
+  if (media == "dac") return {.category = "cable", .part = fmt::format("DAC {}G", speed), .media = media};
+  if (media == "aoc") return {.category = "cable", .part = fmt::format("AOC {}G", speed), .media = media};
   const Connector connector = connector_for(m, media, speed);
-  BomLine line{"cable", "", media};
+  BomLine line{.category = "cable", .media = media};
   line.fibre = m.fibre_of(media);
   line.connector = std::string(to_string(connector));
   line.polarity = std::string(polarity_of(connector));
@@ -141,7 +141,7 @@ Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint
     if (fanout > 1) part += fmt::format(" ({}x{}G breakout)", fanout, port_speed);
     counts[{2, part, media, 0}] += count;
     const Connector connector = connector_for(spec.media, media, speed);
-    BomLine line{"optic", part, media};
+    BomLine line{.category = "optic", .part = part, .media = media};
     line.fibre = spec.media.fibre_of(media);
     line.connector = std::string(to_string(connector));
     line.polarity = std::string(polarity_of(connector));
@@ -154,7 +154,7 @@ Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint
                         const std::string& what) {
     Connector c = Connector::mpo12;
     (void)parse_connector(connector, c);
-    BomLine line{category, "", media};
+    BomLine line{.category = category, .media = media};
     line.fibre = spec.media.fibre_of(media);
     line.connector = connector;
     line.polarity = std::string(polarity_of(c));
@@ -194,7 +194,7 @@ Result<std::vector<BomLine>> bill_of_materials(const Spec& spec, const Blueprint
   std::vector<BomLine> lines;
   for (const auto& [key, count] : counts) {
     const auto& [category, part, media, length] = key;
-    BomLine line{kCategory[category], part, media, length, count};
+    BomLine line{.category = kCategory[category], .part = part, .media = media, .length_m = length, .count = count};
     if (auto it = fibre_of_part.find(part); it != fibre_of_part.end()) {
       line.fibre = it->second.fibre;
       line.connector = it->second.connector;
