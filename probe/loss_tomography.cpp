@@ -804,7 +804,7 @@ class Estimator {
     }
   }
 
-  // A cable's own loss persists: it shows in more than one train, and no
+  // A cable's own loss persists: more than one train crossed it, and no
   // one train lost so many more than the model expects (the background,
   // the culprits, and this direction at the rate all its trains give) that
   // the others, leaving it out, lost as few as they did by less than

@@ -20,9 +20,9 @@
 // directions whose losses are significant under the background and the
 // culprits found so far (a one-sided Poisson tail, Bonferroni-corrected
 // over every direction crossed, and at least LossOptions::min_lost lost)
-// and persistent (lost in more than one transmission -- a train, or a
-// probe's attempts -- and not a burst in one of them that the others
-// contradict), the one a loss rate of its own explains best (the largest
+// and persistent (crossed by more than one transmission -- a train, or a
+// probe's attempts -- and not a burst in one of them that the others,
+// left without it, contradict), the one a loss rate of its own explains best (the largest
 // gain in likelihood, the G statistic) becomes a culprit with that rate;
 // its losses are then expected of every path through it, and the next is
 // sought. The background is refitted without the culprits' paths
