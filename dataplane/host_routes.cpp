@@ -14,7 +14,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
+#include <chrono>
 #include <cerrno>
 #include <cstring>
 #include <iostream>
@@ -30,6 +32,10 @@ namespace hpn::lab {
 namespace {
 
 using Address = std::array<std::uint8_t, 16>;
+
+// How often a host once confirmed on a port, and not confirmed there now,
+// is asked again.
+constexpr std::chrono::seconds kReask{5};
 
 // linux/if.h's IFF_LOWER_UP; that header clashes with glibc's net/if.h.
 constexpr unsigned kIffLowerUp = 1u << 16;
@@ -104,6 +110,9 @@ class Request {
 struct Entry {
   std::set<int> ports;  // ifindexes where the neighbour is valid and confirmed
   int routed = 0;       // the ifindex the installed route leaves by, 0 for none
+  // Per ifindex where it was ever confirmed, its MAC: a host is asked again
+  // there when the kernel lets its entry go, and while it is not confirmed.
+  std::map<int, std::vector<std::uint8_t>> known;
 };
 
 class Agent {
@@ -136,6 +145,18 @@ class Agent {
   }
 
   int fd() const { return events_; }
+
+  // Every kReask: each host once confirmed on a port that has light but
+  // is not confirmed there now (its solicitation failed) is asked again,
+  // as rdnbrd's keepalive does: a host back after a stall is routed again
+  // without having to speak first.
+  void reask() {
+    for (auto& [key, e] : entries_) {
+      for (const auto& [port, mac] : e.known) {
+        if (!e.ports.count(port) && carrier_.count(port)) ask(key, port, mac);
+      }
+    }
+  }
 
   // Handles what arrived on the event socket.
   void drain() {
@@ -217,7 +238,10 @@ class Agent {
     ports_.insert(ifi->ifi_index);
     names_[ifi->ifi_index] = name;
     const bool carrier = h->nlmsg_type == RTM_NEWLINK && (ifi->ifi_flags & kIffLowerUp) && (ifi->ifi_flags & IFF_UP);
-    if (!carrier) {
+    if (carrier) {
+      carrier_.insert(ifi->ifi_index);
+    } else {
+      carrier_.erase(ifi->ifi_index);
       // No light: every host behind this port goes with it.
       for (auto& [key, e] : entries_) {
         if (e.ports.erase(ifi->ifi_index)) update(key);
@@ -255,29 +279,45 @@ class Agent {
     const Key key{nd->ndm_family, dst};
     const int port = nd->ndm_ifindex;
     const std::uint16_t state = nd->ndm_state;
-    const bool gone = h->nlmsg_type == RTM_DELNEIGH || (state & (NUD_FAILED | NUD_INCOMPLETE | NUD_NONE)) ||
-                      state == 0;
     Entry& e = entries_[key];
-    if (gone) {
+    // Only an unanswered solicitation says a host is gone. An entry the
+    // kernel deleted (its garbage collector, past gc_thresh2, takes any
+    // entry not updated for 5 s) or is resolving again says nothing of
+    // the host: withdrawing it then would black-hole it here, for a host
+    // whose gateway neighbours are pinned never solicits the ToR again.
+    // It stays routed and is asked again; FAILED follows if it is gone.
+    const bool deleted = h->nlmsg_type == RTM_DELNEIGH || state == NUD_NONE;
+    if (deleted || (state & (NUD_FAILED | NUD_INCOMPLETE))) {
       probed_.erase({port, key});
-      if (e.ports.erase(port)) update(key);
+      if (!e.ports.count(port)) return;
+      if (state & NUD_FAILED) {
+        e.ports.erase(port);
+        update(key);
+      } else if (deleted && carrier_.count(port)) {
+        ask(key, port, e.known[port]);
+      }
       return;
     }
     if (state & (NUD_REACHABLE | NUD_PERMANENT | NUD_NOARP)) {
       probed_.erase({port, key});
+      if (!lladdr.empty()) e.known[port] = lladdr;
       if (e.ports.insert(port).second) update(key);
       return;
     }
     // STALE, DELAY or PROBE. Already confirmed: it stays routed. Heard but
     // never confirmed (an announcement, a solicitation): ask it now.
     if (e.ports.count(port)) return;
-    if ((state & NUD_STALE) && !lladdr.empty() && probed_.insert({port, key}).second) confirm(key, port, lladdr);
+    if ((state & NUD_STALE) && !lladdr.empty() && probed_.insert({port, key}).second) ask(key, port, lladdr);
   }
 
   using Key = std::pair<int, Address>;
 
-  void confirm(const Key& key, int port, const std::vector<std::uint8_t>& lladdr) {
-    Request r(RTM_NEWNEIGH, NLM_F_ACK | NLM_F_REPLACE);
+  // Sets the neighbour to PROBE with the MAC it had, making it if the
+  // kernel let it go: the kernel solicits it by unicast, and its answer
+  // (REACHABLE) or silence (FAILED) comes back as an event.
+  void ask(const Key& key, int port, const std::vector<std::uint8_t>& lladdr) {
+    if (lladdr.empty()) return;
+    Request r(RTM_NEWNEIGH, NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE);
     ndmsg nd{};
     nd.ndm_family = static_cast<std::uint8_t>(key.first);
     nd.ndm_ifindex = port;
@@ -285,7 +325,11 @@ class Agent {
     r.body(nd);
     r.attr(NDA_DST, key.second.data(), key.first == AF_INET ? 4 : 16);
     r.attr(NDA_LLADDR, lladdr.data(), lladdr.size());
-    if (int err = transact(r); err != 0) say(fmt::format("confirm {}: {}", text_of(key.first, key.second), std::strerror(-err)));
+    if (int err = transact(r); err != 0) {
+      say(fmt::format("ask {} on {}: {}", text_of(key.first, key.second), names_[port], std::strerror(-err)));
+    } else if (verbose_) {
+      say(fmt::format("{} ask {} on {}", target_.netns, text_of(key.first, key.second), names_[port]));
+    }
   }
 
   // Makes the kernel's route match the entry: out of its lowest-numbered
@@ -330,6 +374,7 @@ class Agent {
   int events_ = -1, requests_ = -1;
   std::uint32_t seq_ = 0;
   std::set<int> ports_;
+  std::set<int> carrier_;  // host-facing ifindexes up with carrier
   std::map<int, std::string> names_;
   std::map<Key, Entry> entries_;
   std::set<std::pair<int, Key>> probed_;
@@ -352,14 +397,20 @@ Status run_host_route_agent(const std::vector<HostRouteTarget>& targets, bool ve
   }
   std::vector<pollfd> fds{{stop, POLLIN, 0}};
   for (const auto& a : agents) fds.push_back({a->fd(), POLLIN, 0});
+  auto next_reask = std::chrono::steady_clock::now() + kReask;
   for (;;) {
-    if (poll(fds.data(), fds.size(), -1) < 0) {
+    const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_reask - std::chrono::steady_clock::now());
+    if (poll(fds.data(), fds.size(), static_cast<int>(std::max<std::int64_t>(wait.count(), 0))) < 0) {
       if (errno == EINTR) continue;
       return Error{fmt::format("poll: {}", std::strerror(errno))};
     }
     if (fds[0].revents & POLLIN) return {};
     for (size_t i = 1; i < fds.size(); ++i) {
       if (fds[i].revents) agents[i - 1]->drain();
+    }
+    if (std::chrono::steady_clock::now() >= next_reask) {
+      for (const auto& a : agents) a->reask();
+      next_reask = std::chrono::steady_clock::now() + kReask;
     }
   }
 }

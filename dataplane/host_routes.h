@@ -10,9 +10,17 @@
 //     route and bgpd redistributes through the HOST-ROUTES route-map;
 //   - a neighbour heard but not confirmed (STALE, from an announcement) is
 //     confirmed at once (NUD probe): only a host that answers is routed to;
-//   - a neighbour that fails, is deleted, or whose port loses carrier takes
-//     its route with it, so BGP withdraws the host from that ToR and traffic
-//     reaches it through the other plane's ToR.
+//   - a neighbour that fails (its solicitations unanswered) or whose port
+//     loses carrier takes its route with it, so BGP withdraws the host from
+//     that ToR and traffic reaches it through the other plane's ToR;
+//   - a neighbour the kernel deletes on its own (the garbage collector,
+//     past gc_thresh2 entries in all namespaces together, takes any not
+//     updated for 5 s) keeps its route and is asked again at once: a host
+//     that pins its gateways' MACs never solicits the ToR, so forgetting
+//     it would black-hole it here;
+//   - every 5 s, a host once confirmed on a port with carrier that is not
+//     confirmed there now is asked again (rdnbrd's keepalive), so a host
+//     back after a fault is routed again without having to speak first.
 // One event loop serves several namespaces (the lab's ToRs): a netlink
 // socket opened in each.
 #pragma once

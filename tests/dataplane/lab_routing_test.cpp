@@ -247,6 +247,33 @@ TEST_CASE("dataplane/lab (root): a host cable that fails withdraws the host from
   };
   CHECK(route_to_host("tor-p0-s00-r1a"));
   CHECK(route_to_host("agg-p0-1-00"));
+  const std::vector<std::string> plane1{"tor-p0-s00-r1a", "agg-p0-1-00", "agg-p0-1-01", "agg-p0-1-02",
+                                        "agg-p0-1-03",    "core-1-00",   "core-1-01",   "tor-p0-s01-r1a"};
+
+  // The ToR loses its neighbour entry for the host, as an operator's flush
+  // or the kernel's garbage collector (past gc_thresh2, of every namespace
+  // together) takes it. The host pins its gateways' MACs and never
+  // solicits the ToR: the ToR asks it again and routes it again.
+  const auto flush = test::run_command(fmt::format("ip -n {} -6 neigh flush to {} 2>&1 && ip -n {} -6 neigh show to {}",
+                                                   lab.netns("tor-p0-s00-r1a"), target, lab.netns("tor-p0-s00-r1a"),
+                                                   target));
+  REQUIRE(flush.exit_code == 0);
+  CHECK(flush.out.find("REACHABLE") == std::string::npos);
+  {
+    const auto flushed = std::chrono::steady_clock::now();
+    auto relearned = [&] {
+      auto n = test::run_command(fmt::format("ip -n {} -6 neigh show to {}", lab.netns("tor-p0-s00-r1a"), target));
+      return n.out.find("REACHABLE") != std::string::npos &&
+             std::all_of(plane1.begin(), plane1.end(), [&](const std::string& d) { return route_to_host(d); });
+    };
+    while (!relearned() && std::chrono::steady_clock::now() < flushed + std::chrono::seconds(12)) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    CHECK(relearned());
+    WARN("plane 1 had the host again "
+         << std::chrono::duration<double>(std::chrono::steady_clock::now() - flushed).count() << " s after the flush");
+  }
+  CHECK(arrivals() == std::map<std::string, int>{{"tor-p0-s00-r1a to nic1p1", 16}, {"tor-p0-s00-r1b to nic1p2", 16}});
 
   // The plane-1 cable goes dark: the host's end loses its link.
   NamespaceConfig dark;
@@ -254,8 +281,6 @@ TEST_CASE("dataplane/lab (root): a host cable that fails withdraws the host from
   REQUIRE(lab.ops.configure(lab.netns(h000), dark));
   // The ToR drops the host, BGP withdraws it through plane 1 (well within
   // the hold time: the withdrawal is an update, not a timeout).
-  const std::vector<std::string> plane1{"tor-p0-s00-r1a", "agg-p0-1-00", "agg-p0-1-01", "agg-p0-1-02",
-                                        "agg-p0-1-03",    "core-1-00",   "core-1-01",   "tor-p0-s01-r1a"};
   auto withdrawn = [&] {
     return std::none_of(plane1.begin(), plane1.end(), [&](const std::string& d) { return route_to_host(d); });
   };
