@@ -304,7 +304,7 @@ int run_send(SendArgs& a) {
         {"run", o.run}, {"probes", c.probes}, {"answered", c.answered}, {"late", c.late}, {"lost", c.lost},
         {"icmp_answers", c.icmp_answers},
         {"unsent", c.unsent}, {"abandoned", c.abandoned}, {"sent", c.sent}, {"train_datagrams", c.train_datagrams},
-        {"retries", c.retries},
+        {"retries", c.retries}, {"recounts", c.recounts}, {"stragglers", c.stragglers},
         {"send_errors", c.send_errors}, {"unreadable_traces", c.bad_traces},
         {"ignored", {{"foreign", c.foreign}, {"other_run", c.other_run}, {"unexpected", c.unexpected},
                      {"duplicate", c.duplicates}}},
@@ -313,10 +313,10 @@ int run_send(SendArgs& a) {
   } else {
     std::cout << fmt::format(
         "run {}: {} probes, {} answered ({} late), {} lost, {} unsent, {} abandoned; {} datagrams sent ({} of trains), "
-        "{} retries, {} send errors; {} unreadable traces; ignored: foreign {}, other run {}, unexpected {}, "
-        "duplicate {}; {}; {} observations in {}\n",
+        "{} retries, {} recounts ({} stragglers), {} send errors; {} unreadable traces; ignored: foreign {}, other "
+        "run {}, unexpected {}, duplicate {}; {}; {} observations in {}\n",
         o.run, c.probes, c.answered, c.late, c.lost, c.unsent, c.abandoned, c.sent, c.train_datagrams, c.retries,
-        c.send_errors,
+        c.recounts, c.stragglers, c.send_errors,
         c.bad_traces, c.foreign, c.other_run, c.unexpected, c.duplicates, rejected_text(r),
         result.observations.size(), a.output);
   }

@@ -93,6 +93,11 @@ struct ProbeState {
   std::uint32_t train_sent = 0;       // a train's datagrams handed to the network so far
   std::uint32_t train_failed = 0;     // of them, the ones it would not take
   std::uint32_t arrived = kTrainNotCounted;  // what its report said
+  // A train whose first count came short: its forward observation, and
+  // when its recount request left (realtime, echoed by the listener).
+  std::size_t forward_at = kNoObservation;
+  std::int64_t recount_sent_ns = 0;
+  static constexpr std::size_t kNoObservation = static_cast<std::size_t>(-1);
 };
 
 struct Pending {
@@ -123,10 +128,13 @@ class Run {
   // (a report request waiting out kReportGraceNs).
   bool can_send(std::int64_t now) const {
     return !retry_.empty() || !trains_.empty() || next_fresh_ < plan_.size() ||
-           (!reports_due_.empty() && reports_due_.front().first <= now);
+           (!reports_due_.empty() && reports_due_.front().first <= now) ||
+           (!recounts_due_.empty() && recounts_due_.front().first <= now);
   }
   bool to_send() const { return can_send(std::numeric_limits<std::int64_t>::max()); }
   void handle(const Datagram& d);
+  void send_recount(std::uint64_t id, std::int64_t now);
+  bool recounted(ProbeState& s, const ProbeHeader& h, const TrainReport& report);
   void handle_icmp(const Datagram& d);
   Observation base(std::uint64_t id, const std::string& direction) const;
   // A train's counts on its forward record: those sent, and what the report said.
@@ -164,6 +172,8 @@ class Run {
   std::deque<std::uint64_t> retry_;   // attempts due: retries, and trains' first report requests
   std::deque<std::uint64_t> trains_;  // trains under way (at most kTrainWindow), their datagrams in turn
   std::deque<std::pair<std::int64_t, std::uint64_t>> reports_due_;  // sent trains: when their report request is due
+  std::deque<std::pair<std::int64_t, std::uint64_t>> recounts_due_;  // trains counted short: when to ask again
+  std::deque<std::pair<std::int64_t, std::uint64_t>> recounts_out_;  // asked again: until when the answer counts
   std::deque<Pending> pending_;  // send order = expiry order: the timeout is one for all
   std::uint64_t settled_ = 0;    // answered or lost
   std::int64_t deadline_ = 0;    // when the run stops waiting, once it has nothing to send
@@ -186,7 +196,9 @@ SenderResult Run::execute(const std::function<bool()>& stop) {
     // to send is its own pace falling behind (a host sharing its CPU), not
     // the network's doing, and a train cut off before its report is lost
     // evidence.
-    if (settled_ == plan_.size() || (now >= deadline_ && !to_send())) break;
+    // A recount asked is waited for (its own timeout), past the budget too.
+    const bool recounting = !recounts_due_.empty() || !recounts_out_.empty();
+    if ((settled_ == plan_.size() && !recounting) || (now >= deadline_ && !to_send() && recounts_out_.empty())) break;
     if (can_send(now) && now >= next_send) {
       send_next(now);
       // Never a burst to catch up after a slow iteration.
@@ -199,11 +211,15 @@ SenderResult Run::execute(const std::function<bool()>& stop) {
     std::int64_t until = std::max(deadline_, now);
     if (can_send(now)) {
       until = std::min(until, next_send);
-    } else if (!reports_due_.empty()) {
+    } else if (!reports_due_.empty() || !recounts_due_.empty()) {
       // Past the budget too: the run does not end before it is sent.
-      until = std::max(next_send, reports_due_.front().first);
+      std::int64_t due = std::numeric_limits<std::int64_t>::max();
+      if (!reports_due_.empty()) due = reports_due_.front().first;
+      if (!recounts_due_.empty()) due = std::min(due, recounts_due_.front().first);
+      until = std::max(next_send, due);
     }
     if (!pending_.empty()) until = std::min(until, pending_.front().expires);
+    if (!recounts_out_.empty()) until = std::min(until, recounts_out_.front().first);
     if (auto d = network_.receive(std::clamp<std::int64_t>(until - now, 0, kMaxWait))) handle(*d);
   }
   finish();
@@ -230,6 +246,8 @@ bool Run::settle_answer(ProbeState& s) {
 }
 
 void Run::expire(std::int64_t now) {
+  // A recount unanswered leaves the first count standing.
+  while (!recounts_out_.empty() && recounts_out_.front().first <= now) recounts_out_.pop_front();
   while (!pending_.empty() && pending_.front().expires <= now) {
     const Pending p = pending_.front();
     pending_.pop_front();
@@ -251,6 +269,11 @@ void Run::expire(std::int64_t now) {
 // (starting the plan's next trains while there is room), else the plan's
 // next probe.
 void Run::send_next(std::int64_t now) {
+  if (!recounts_due_.empty() && recounts_due_.front().first <= now) {
+    const std::uint64_t id = recounts_due_.front().second;
+    recounts_due_.pop_front();
+    return send_recount(id, now);
+  }
   while (!reports_due_.empty() && reports_due_.front().first <= now) {
     retry_.push_back(reports_due_.front().second);
     reports_due_.pop_front();
@@ -344,6 +367,54 @@ void Run::send_attempt(std::uint64_t id, std::int64_t now) {
   deadline_ = std::max(deadline_, now + (left + 1) * (o_.timeout_ns + send_interval_ns(o_)));
 }
 
+// The report request again, as the attempt that was answered: the
+// listener answers with what has arrived by now.
+void Run::send_recount(std::uint64_t id, std::int64_t now) {
+  const PlannedProbe& p = plan_[id];
+  ProbeState& s = probes_[id];
+  ProbeHeader header;
+  header.run_id = run_id_;
+  header.probe_id = wire_id(id);
+  header.attempt = static_cast<std::uint8_t>(s.sent_ns.size() - 1);
+  header.sent_ns = clock_.realtime_ns();
+  Datagram d;
+  d.interface = o_.ports[p.port].interface;
+  d.local = {o_.ports[p.port].address, p.source_port};
+  d.remote = {o_.destinations[p.destination].address, o_.udp_port};
+  d.payload = encode_train(TrainDatagram{header, p.train, p.train}).value();
+  ++result_.counts.recounts;
+  if (!network_.send(d)) {
+    ++result_.counts.send_errors;
+    return;
+  }
+  ++result_.counts.sent;
+  s.recount_sent_ns = header.sent_ns;
+  recounts_out_.emplace_back(now + o_.timeout_ns, id);
+  if (now >= deadline_) deadline_ = now + o_.timeout_ns;
+}
+
+// When `report` answers the train's recount request: the later count on its
+// forward observation (the tally only grows; a count the listener no longer
+// vouches for voids the first too, as its socket dropped datagrams
+// meanwhile), and true.
+bool Run::recounted(ProbeState& s, const ProbeHeader& h, const TrainReport& report) {
+  if (s.recount_sent_ns == 0 || h.sent_ns != s.recount_sent_ns || s.forward_at == ProbeState::kNoObservation) {
+    return false;
+  }
+  s.recount_sent_ns = 0;
+  Observation& f = result_.observations[s.forward_at];
+  if (report.arrived == kTrainNotCounted) {
+    f.arrived = -1;
+  } else if (f.arrived >= 0) {
+    const auto later = static_cast<std::int32_t>(std::min(report.arrived, s.train_sent));
+    if (later > f.arrived) {
+      result_.counts.stragglers += static_cast<std::uint64_t>(later - f.arrived);
+      f.arrived = later;
+    }
+  }
+  return true;
+}
+
 Observation Run::base(std::uint64_t id, const std::string& direction) const {
   const PlannedProbe& p = plan_[id];
   Observation ob;
@@ -405,6 +476,7 @@ void Run::handle(const Datagram& d) {
     ++c.unexpected;
     return;
   }
+  if (report && recounted(s, h, *report)) return;
   if (report) s.arrived = report->arrived;
   if (!settle_answer(s)) return;
 
@@ -418,6 +490,10 @@ void Run::handle(const Datagram& d) {
     f.hops = std::move(forward_hops.value());
     f.received_ns = reply->probe_received_ns;
     note_train(f, s);
+    if (f.train > 0 && f.arrived >= 0 && f.arrived < f.train) {
+      s.forward_at = result_.observations.size();
+      recounts_due_.emplace_back(clock_.monotonic_ns() + kRecountNs, *id);
+    }
     result_.observations.push_back(std::move(f));
   } else {
     ++c.bad_traces;
@@ -612,7 +688,7 @@ std::int64_t sender_budget_ns(const SenderOptions& o) {
   // timeout per round of attempts): their sum bounds the run.
   const std::int64_t attempts = static_cast<std::int64_t>(planned_probes(o)) * (o.retries + 1) +
                                 static_cast<std::int64_t>(planned_train_datagrams(o));
-  const std::int64_t grace = planned_train_datagrams(o) > 0 ? kReportGraceNs : 0;
+  const std::int64_t grace = planned_train_datagrams(o) > 0 ? kReportGraceNs + kRecountNs + o.timeout_ns : 0;
   return (attempts + 1) * send_interval_ns(o) + static_cast<std::int64_t>(o.retries + 1) * o.timeout_ns + grace;
 }
 
