@@ -134,6 +134,10 @@ class Run {
   bool to_send() const { return can_send(std::numeric_limits<std::int64_t>::max()); }
   void handle(const Datagram& d);
   void send_recount(std::uint64_t id, std::int64_t now);
+  // Probe `id`'s header for `attempt`, stamped now; a datagram addressed as
+  // every datagram of it is (its port and source port, its destination).
+  ProbeHeader header_of(std::uint64_t id, std::size_t attempt) const;
+  Datagram addressed(std::uint64_t id) const;
   bool recounted(ProbeState& s, const ProbeHeader& h, const TrainReport& report);
   void handle_icmp(const Datagram& d);
   Observation base(std::uint64_t id, const std::string& direction) const;
@@ -303,19 +307,32 @@ void Run::send_next(std::int64_t now) {
   if (next_fresh_ < plan_.size()) send_attempt(next_fresh_++, now);
 }
 
-void Run::send_train_datagram(std::uint64_t id) {
+ProbeHeader Run::header_of(std::uint64_t id, std::size_t attempt) const {
+  ProbeHeader header;
+  header.run_id = run_id_;
+  header.probe_id = wire_id(id);
+  header.attempt = static_cast<std::uint8_t>(attempt);
+  header.sent_ns = clock_.realtime_ns();
+  return header;
+}
+
+Datagram Run::addressed(std::uint64_t id) const {
   const PlannedProbe& p = plan_[id];
-  ProbeState& s = probes_[id];
-  TrainDatagram t;
-  t.probe.run_id = run_id_;
-  t.probe.probe_id = wire_id(id);
-  t.probe.sent_ns = clock_.realtime_ns();
-  t.seq = s.train_sent++;
-  t.length = p.train;
   Datagram d;
   d.interface = o_.ports[p.port].interface;
   d.local = {o_.ports[p.port].address, p.source_port};
   d.remote = {o_.destinations[p.destination].address, o_.udp_port};
+  return d;
+}
+
+void Run::send_train_datagram(std::uint64_t id) {
+  const PlannedProbe& p = plan_[id];
+  ProbeState& s = probes_[id];
+  TrainDatagram t;
+  t.probe = header_of(id, 0);
+  t.seq = s.train_sent++;
+  t.length = p.train;
+  Datagram d = addressed(id);
   d.payload = encode_train(t).value();  // the plan's lengths were checked
   // A datagram the kernel would not take never crossed a cable: the report
   // counts what arrived of those sent.
@@ -331,15 +348,8 @@ void Run::send_train_datagram(std::uint64_t id) {
 void Run::send_attempt(std::uint64_t id, std::int64_t now) {
   const PlannedProbe& p = plan_[id];
   ProbeState& s = probes_[id];
-  ProbeHeader header;
-  header.run_id = run_id_;
-  header.probe_id = wire_id(id);
-  header.attempt = static_cast<std::uint8_t>(s.sent_ns.size());
-  header.sent_ns = clock_.realtime_ns();
-  Datagram d;
-  d.interface = o_.ports[p.port].interface;
-  d.local = {o_.ports[p.port].address, p.source_port};
-  d.remote = {o_.destinations[p.destination].address, o_.udp_port};
+  const ProbeHeader header = header_of(id, s.sent_ns.size());
+  Datagram d = addressed(id);
   d.hop_limit = o_.destinations[p.destination].hop_limit;
   if (p.train > 0) {
     // The report request: seq = length, after every datagram of the train.
@@ -372,15 +382,8 @@ void Run::send_attempt(std::uint64_t id, std::int64_t now) {
 void Run::send_recount(std::uint64_t id, std::int64_t now) {
   const PlannedProbe& p = plan_[id];
   ProbeState& s = probes_[id];
-  ProbeHeader header;
-  header.run_id = run_id_;
-  header.probe_id = wire_id(id);
-  header.attempt = static_cast<std::uint8_t>(s.sent_ns.size() - 1);
-  header.sent_ns = clock_.realtime_ns();
-  Datagram d;
-  d.interface = o_.ports[p.port].interface;
-  d.local = {o_.ports[p.port].address, p.source_port};
-  d.remote = {o_.destinations[p.destination].address, o_.udp_port};
+  const ProbeHeader header = header_of(id, s.sent_ns.size() - 1);
+  Datagram d = addressed(id);
   d.payload = encode_train(TrainDatagram{header, p.train, p.train}).value();
   ++result_.counts.recounts;
   if (!network_.send(d)) {
@@ -398,9 +401,8 @@ void Run::send_recount(std::uint64_t id, std::int64_t now) {
 // vouches for voids the first too, as its socket dropped datagrams
 // meanwhile), and true.
 bool Run::recounted(ProbeState& s, const ProbeHeader& h, const TrainReport& report) {
-  if (s.recount_sent_ns == 0 || h.sent_ns != s.recount_sent_ns || s.forward_at == ProbeState::kNoObservation) {
-    return false;
-  }
+  // Set only once the forward observation is kept (forward_at).
+  if (s.recount_sent_ns == 0 || h.sent_ns != s.recount_sent_ns) return false;
   s.recount_sent_ns = 0;
   Observation& f = result_.observations[s.forward_at];
   if (report.arrived == kTrainNotCounted) {
