@@ -54,9 +54,10 @@ std::string link_file(const HostProfile& p, const BondMember& m) {
   // A real device matches on its burnt-in MAC, which bonding does not
   // change; a virtual one (a lab's veth) has only the MAC it has now. A map
   // that gave only a name matches on the name the kernel gave the port
-  // (OriginalName=, before any rename). Never an empty [Match]: systemd.link(5)
-  // says a file without match conditions matches every interface, and
-  // would rename each, the management port too, to PORT.
+  // (OriginalName=, before any rename). Never an empty [Match]: older
+  // systemd takes a file without match conditions as matching every
+  // interface (each renamed PORT, the management port too); systemd 252
+  // ignores it with a warning, and the port keeps the kernel's name.
   if (!k.mac.empty()) {
     s += fmt::format("\n[Match]\n{}={}\n", k.permanent ? "PermanentMACAddress" : "MACAddress", k.mac);
   } else {
