@@ -109,7 +109,7 @@ TEST_CASE("files/atomic: a missing directory or a directory in the way is an err
   CHECK(entries(dir.path()) == std::vector<std::string>{"taken"});
 }
 
-TEST_CASE("files/atomic: a link of one's own is replaced, never written through; /dev/null is written as it is") {
+TEST_CASE("files/atomic: a link of one's own is replaced, never written through, and /dev/null is written as it is") {
   TempDir dir;
   fs::create_directory(dir / "real");
   write_file(dir / "real" / "paths.json", "old");
