@@ -11,9 +11,37 @@ void CsvWriter::flush() {
   buffer_.clear();
 }
 
+bool reads_as_formula(std::string_view text) {
+  if (text.empty()) return false;
+  const char c = text.front();
+  if (c != '=' && c != '+' && c != '-' && c != '@' && c != '\t' && c != '\r') return false;
+  if (c == '-' || c == '+') {
+    // A lone sign (hpnctl's "none") or a plain number: what a spreadsheet
+    // shows as it is. "-2+3+cmd|..." is neither.
+    std::string_view rest = text.substr(1);
+    bool digit = false, point = false;
+    for (char d : rest) {
+      if (d >= '0' && d <= '9') {
+        digit = true;
+      } else if (d == '.' && !point) {
+        point = true;
+      } else {
+        return true;
+      }
+    }
+    return !rest.empty() && !digit;
+  }
+  return true;
+}
+
 CsvWriter& CsvWriter::field(std::string_view text) {
   if (!first_) buffer_ += ',';
   first_ = false;
+  std::string escaped;
+  if (reads_as_formula(text)) {
+    escaped = "'" + std::string(text);
+    text = escaped;
+  }
   if (text.find_first_of(",\"\r\n") == std::string_view::npos) {
     buffer_.append(text);
     return *this;

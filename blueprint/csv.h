@@ -1,6 +1,13 @@
 // RFC 4180 CSV: fields with a comma, quote or line break are quoted and their
 // quotes doubled. Lines end in LF rather than RFC 4180's CRLF: every consumer
 // we feed accepts it and diffs of golden files stay readable.
+//
+// A text field a spreadsheet would run as a formula (starting with '=', '+',
+// '-', '@', a tab or a CR: an optic's part "=HYPERLINK(...)" from a spec)
+// gets a leading "'", which spreadsheets take as "text" and do not show
+// (OWASP, CSV Injection). Plain numbers and a lone '-' stay as they are.
+// hpnctl's own CSV readers (lab wirings) read names, which never start
+// with these characters (blueprint/names.h), so they need no unescaping.
 #pragma once
 
 #include <cstdint>
@@ -32,6 +39,9 @@ class CsvWriter {
   std::string buffer_;
   bool first_ = true;
 };
+
+// True for a field the writer escapes as above.
+bool reads_as_formula(std::string_view text);
 
 // Splits one CSV record; quoted fields may hold commas and doubled quotes.
 // Returns false on an unterminated quote.

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "blueprint/atomic_file.h"
 #include "blueprint/staged_dir.h"
 
 extern char** environ;
@@ -37,14 +38,7 @@ bool graphviz_available() {
 
 namespace {
 
-Status write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno))};
-  out << text;
-  out.close();
-  if (!out) return Error{fmt::format("{}: write failed: {}", path.string(), std::strerror(errno))};
-  return {};
-}
+Status write_text(const fs::path& path, const std::string& text) { return write_new_file(path.string(), text); }
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -7,9 +7,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
+
+#include "blueprint/atomic_file.h"
 
 namespace hpn {
 
@@ -112,8 +116,20 @@ Status write_cabling_workbook(const Blueprint& bp, const std::vector<CablingShee
   std::error_code ec;
   if (fs::is_directory(target, ec)) return Error{fmt::format("{}: is a directory; name the file to write", path)};
   fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  fs::path temp = parent / fmt::format(".{}.tmp-{}", target.filename().string(), getpid());
-  std::string tmpdir = parent.string();
+  // libxlsxwriter opens its file by name: it makes it in a directory of our
+  // own (mkdtemp, 0700) beside the target, and write_file_atomic() puts the
+  // bytes in place, with its rules on what may be replaced.
+  std::string own = (parent / fmt::format(".{}.tmp-XXXXXX", target.filename().string())).string();
+  if (::mkdtemp(own.data()) == nullptr) return Error{fmt::format("{}: cannot write: {}", path, std::strerror(errno))};
+  struct RemoveAll {
+    fs::path dir;
+    ~RemoveAll() {
+      std::error_code ignored;
+      fs::remove_all(dir, ignored);
+    }
+  } remove_own{own};
+  fs::path temp = fs::path(own) / "cabling.xlsx";
+  std::string tmpdir = own;
   lxw_workbook_options options{};
   // Rows go to disk as they are written (inline strings, no shared-string
   // table): a pod is 52,080 rows, and the in-memory mode took seconds on it.
@@ -194,17 +210,15 @@ Status write_cabling_workbook(const Blueprint& bp, const std::vector<CablingShee
   lxw_error closed = workbook_close(wb);  // frees the workbook whatever happened
   if (error == LXW_NO_ERROR) error = closed;
   if (error != LXW_NO_ERROR) {
-    fs::remove(temp, ec);
     return Error{fmt::format("{}: cannot write the workbook{}: {}", path, where.empty() ? "" : " (sheet " + where + ")",
                              lxw_strerror(error))};
   }
-  fs::permissions(temp, static_cast<fs::perms>(0644), fs::perm_options::replace, ec);
-  if (std::rename(temp.c_str(), target.c_str()) != 0) {
-    std::string why = std::strerror(errno);
-    fs::remove(temp, ec);
-    return Error{fmt::format("{}: cannot create: {}", path, why)};
-  }
-  return {};
+  std::ifstream made(temp, std::ios::binary);
+  if (!made) return Error{fmt::format("{}: cannot read: {}", temp.string(), std::strerror(errno))};
+  return write_file_atomic(path, [&](std::ostream& out) {
+    out << made.rdbuf();
+    if (made.bad()) out.setstate(std::ios::badbit);
+  });
 }
 
 }  // namespace hpn

@@ -167,9 +167,7 @@ int run(ExportArgs a) {
     if (a.format == f.name) write = f.write;
   }
   if (a.output.empty()) {
-    write(bp, cables, std::cout);
-    std::cout.flush();
-    if (!std::cout) return fail(kEnvironmentError, "writing to stdout failed");
+    write(bp, cables, std::cout);  // a write error is main's to report (exit 3)
     return kOk;
   }
   auto written = write_file_atomic(a.output, [&](std::ostream& out) { write(bp, cables, out); });

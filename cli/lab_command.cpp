@@ -191,7 +191,9 @@ int run_ping(const PingOptions& o) {
   char self[PATH_MAX] = {};
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return fail(kEnvironmentError, "cannot find this program's path");
-  std::string work = (std::filesystem::temp_directory_path() / fmt::format("hpnctl-ping-{}", getpid())).string();
+  auto made = lab::make_work_dir("ping");
+  if (!made) return fail(kEnvironmentError, "lab ping: " + made.error().message);
+  const std::string work = made.value();
   auto seen = lab::lab_ping(*bp, state, lab::status_json(**status).dump(), std::string(self, static_cast<size_t>(n)),
                             work, o.src, o.dst, o.nic, o.sport);
   std::error_code ec;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "cli/probe_command.h"
 #include "cli/profile_command.h"
 #include "cli/progress.h"
+#include "cli/stdout_check.h"
 #include "cli/query_command.h"
 #include "cli/verify_command.h"
 #include "planner/diagnostics.h"
@@ -115,9 +117,7 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
   return fmt::format("{}{}; see {}", where, what, help);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
   using namespace hpn::cli;
   CLI::App app{"hpnctl: plan, wire and verify the back-end network of an Alibaba HPN GPU cluster"};
   app.formatter(std::make_shared<WrappingFormatter>());  // before the commands: they copy it
@@ -168,4 +168,19 @@ int main(int argc, char** argv) {
     return fail(kInputError, parse_error_text(app, e, std::vector<std::string>(argv + 1, argv + argc)));
   }
   return exit_code >= 0 ? exit_code : kInputError;
+}
+
+}  // namespace
+
+// What the command printed has reached stdout, or the run fails: output
+// lost to a full disk, /dev/full or a file size limit is an environment
+// error (exit 3) naming stdout, not a success (cli/stdout_check.h). A
+// command that failed already said why, and its exit code stands.
+int main(int argc, char** argv) {
+  using namespace hpn::cli;
+  StdoutCheck out;
+  const int code = run(argc, argv);
+  const int error = out.finish();
+  if (error == 0 || (code != kOk && code != kFindings)) return code;
+  return fail(kEnvironmentError, fmt::format("stdout: write failed: {}", std::strerror(error)));
 }

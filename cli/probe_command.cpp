@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "blueprint/atomic_file.h"
 #include "blueprint/store.h"
 #include "probe/agent_listener.h"
 #include "probe/agent_output.h"
@@ -112,11 +113,13 @@ hpn::Result<probe::ProbeKey> load_key(const Trust& t) {
 }
 
 // Sockets open, the key read: from here the agent runs as `user` with
-// CAP_NET_RAW alone, so an output file must go where that user may write.
+// CAP_NET_RAW alone, so an output file must go where that user may write,
+// or be a descriptor opened for it before (-o /dev/fd/3 3>FILE: how
+// verify --lab and verify.yml give it one, blueprint/atomic_file.h).
 hpn::Status drop_and_check_output(const Trust& t, const std::string& output) {
   auto dropped = probe::drop_privileges(t.user);
   if (!dropped) return dropped.error();
-  if (output.empty()) return {};
+  if (output.empty() || hpn::is_open_stream_name(output)) return {};
   std::filesystem::path dir = std::filesystem::path(output).parent_path();
   if (dir.empty()) dir = ".";
   if (access(dir.c_str(), W_OK | X_OK) != 0) {

@@ -76,7 +76,9 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
   if (n <= 0) return Error{"cannot find this program's path (/proc/self/exe)"};
 
-  std::string work = (fs::temp_directory_path() / fmt::format("hpnctl-verify-{}", getpid())).string();
+  auto made = lab::make_work_dir("verify");
+  if (!made) return made.error();
+  const std::string work = made.value();
   lab::LabProbeOptions options;
   options.hpnctl = std::string(self, static_cast<size_t>(n));
   options.work_dir = work;

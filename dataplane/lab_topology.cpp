@@ -5,6 +5,7 @@
 
 #include <set>
 
+#include "blueprint/names.h"
 
 namespace hpn::lab {
 
@@ -37,6 +38,12 @@ Result<LabTopology> build_topology(const Blueprint& bp, const Wiring& wiring, co
   t.node_of_device.assign(bp.devices.size(), -1);
   for (size_t i = 0; i < bp.devices.size(); ++i) {
     if (!in_lab(bp.devices[i])) continue;
+    // A device's name becomes a namespace (/run/netns/hpn-ID-NAME) and its
+    // routing daemons' directory: one safe name (blueprint/names.h).
+    if (std::string problem = name_problem(bp.devices[i].name); !problem.empty()) {
+      return Error{fmt::format("device '{}': the lab cannot name a namespace after it: {}", bp.devices[i].name,
+                               problem)};
+    }
     t.node_of_device[i] = static_cast<int>(t.nodes.size());
     t.nodes.push_back({static_cast<int>(i), t.prefix + bp.devices[i].name, bp.devices[i].role == Role::host});
   }

@@ -15,7 +15,6 @@
 #include <fstream>
 #include <map>
 #include <poll.h>
-#include <pwd.h>
 #include <set>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -24,6 +23,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "blueprint/atomic_file.h"
+#include "blueprint/names.h"
 #include "probe/probe_key.h"
 #include "probe/probe_rounds.h"
 
@@ -33,6 +34,13 @@ namespace hpn::lab {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The agents drop to `nobody` once their sockets are open (probe/privilege.h):
+// they write no file by name. Each gets its output file open as descriptor
+// kAgentOutputFd (`-o /dev/fd/3`), made here, as root, in the private work
+// directory; nobody writes into that one descriptor and into no directory.
+constexpr int kAgentOutputFd = 3;
+const std::string kAgentOutput = "/dev/fd/3";
 
 // A child running `hpnctl ARGS` inside a network namespace, entered with
 // setns() as `ip netns exec` does; its stdout comes back through a pipe.
@@ -52,8 +60,9 @@ class NamespacedChild {
   // The child's stdout and stderr go to the pipe (read by wait_for), or to
   // `log` when one is named. `env` is added to this process's environment:
   // how the probe key reaches an agent (never its argv, which ps shows).
+  // `output`, when open, is the child's descriptor 3 (kAgentOutput).
   Status start(const std::string& netns, const std::string& binary, const std::vector<std::string>& args,
-               const std::string& log = {}, const std::vector<std::string>& env = {}) {
+               const std::string& log = {}, const std::vector<std::string>& env = {}, int output = -1) {
     std::vector<char*> envp;
     for (char** e = environ; *e != nullptr; ++e) {
       if (std::strncmp(*e, probe::kProbeKeyVariable, std::strlen(probe::kProbeKeyVariable)) != 0) envp.push_back(*e);
@@ -68,10 +77,15 @@ class NamespacedChild {
     if (pid_ == 0) {
       int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (fd < 0 || setns(fd, CLONE_NEWNET) != 0) _exit(126);
-      int out = log.empty() ? pipefd[1] : open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      int out = log.empty() ? pipefd[1] : open(log.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
       if (out < 0) _exit(126);
       dup2(out, STDOUT_FILENO);
       dup2(out, STDERR_FILENO);
+      if (output == kAgentOutputFd) {
+        fcntl(output, F_SETFD, 0);  // kept across execve
+      } else if (output >= 0 && dup2(output, kAgentOutputFd) < 0) {
+        _exit(126);
+      }
       std::vector<char*> argv;
       argv.push_back(const_cast<char*>(binary.c_str()));
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
@@ -144,34 +158,45 @@ Result<AgentTrust> new_agent_trust() {
   return AgentTrust{{std::string(probe::kProbeKeyVariable) + "=" + *key}, *run};
 }
 
-// The agents drop to `nobody` once their sockets are open (probe/privilege.h)
-// and write their observation files as that user: the work directory is
-// theirs, mode 0700.
-Status prepare_work_dir(const std::string& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return Error{fmt::format("{}: {}", dir, ec.message())};
-  if (geteuid() != 0) return {};
-  passwd* pw = getpwnam("nobody");
-  if (pw == nullptr) return Error{"no user 'nobody' for the probe agents to run as"};
-  if (chown(dir.c_str(), pw->pw_uid, pw->pw_gid) != 0 || chmod(dir.c_str(), 0700) != 0) {
-    return Error{fmt::format("{}: cannot hand it to user nobody: {}", dir, std::strerror(errno))};
+// The work directory must be what make_work_dir() makes: a directory of
+// this user's, no one else's to enter. Nothing here follows a link in it.
+Status check_work_dir(const std::string& dir) {
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0) return Error{fmt::format("{}: {}", dir, std::strerror(errno))};
+  if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+    return Error{fmt::format("{}: not a private directory of this user (mode 0700, made by hpnctl); refusing to "
+                             "work in it",
+                             dir)};
   }
   return {};
 }
 
+Result<int> new_output(const std::string& path) {
+  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return Error{fmt::format("{}: cannot create: {}", path, std::strerror(errno))};
+  return fd;
+}
+
 }  // namespace
+
+Result<std::string> make_work_dir(const std::string& purpose) {
+  std::string dir = (fs::temp_directory_path() / fmt::format("hpnctl-{}-XXXXXX", purpose)).string();
+  if (mkdtemp(dir.data()) == nullptr) {
+    return Error{fmt::format("{}: cannot create a work directory: {}", dir, std::strerror(errno))};
+  }
+  return dir;
+}
 
 Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const LabState& lab,
                                                   const std::string& status_json,
                                                   const LabProbeOptions& o, const ProbeProgress& progress,
                                                   std::string* plan_jsonl) {
   auto say = [&](const std::string& s) { if (progress) progress(s); };
-  if (auto st = prepare_work_dir(o.work_dir); !st) return st.error();
+  if (auto st = check_work_dir(o.work_dir); !st) return st.error();
   auto trust = new_agent_trust();
   if (!trust) return trust.error();
   const std::string ports_file = (fs::path(o.work_dir) / "lab-status.json").string();
-  std::ofstream(ports_file) << status_json;
+  if (auto st = write_new_file(ports_file, status_json, 0600); !st) return st.error();
 
   auto scope = probe::parse_scope(o.scope);
   if (!scope) return scope.error();
@@ -203,15 +228,17 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
     auto netns = netns_of.find(name);
     if (netns == netns_of.end()) return Error{fmt::format("the plan sends to {}, which the lab does not have", name)};
     auto child = std::make_unique<NamespacedChild>();
-    std::string seen_here = (fs::path(o.work_dir) / fmt::format("listener-{}.jsonl", name)).string();
-    listener_files.push_back(seen_here);
-    if (auto st = child->start(netns->second, o.hpnctl,
-                               {"probe", "listen", "--duration", "600", "--ports-from", ports_file, "--device-name",
-                                name, "--ioam-namespace", ioam, "--run", trust->run, "-o", seen_here},
-                               {}, trust->env);
-        !st) {
-      return st.error();
-    }
+    auto seen_here = path_under(o.work_dir, fmt::format("listener-{}.jsonl", name), "listener");
+    if (!seen_here) return seen_here.error();
+    listener_files.push_back(seen_here->string());
+    auto output = new_output(seen_here->string());
+    if (!output) return output.error();
+    auto started = child->start(netns->second, o.hpnctl,
+                                {"probe", "listen", "--duration", "600", "--ports-from", ports_file, "--device-name",
+                                 name, "--ioam-namespace", ioam, "--run", trust->run, "-o", kAgentOutput},
+                                {}, trust->env, *output);
+    close(*output);
+    if (!started) return started.error();
     if (!child->wait_for("listening", std::chrono::seconds(10))) {
       return Error{fmt::format("the probe listener in {} did not start", netns->second)};
     }
@@ -226,9 +253,13 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
     for (const auto& s : round.senders) {
       const std::string& host = bp.devices[s.host].name;
       const std::string base = fmt::format("{}-{}{}", round.name, host, s.port.empty() ? "" : "-" + s.port);
-      const std::string plan_file = (fs::path(o.work_dir) / (base + ".plan.jsonl")).string();
-      const std::string file = (fs::path(o.work_dir) / (base + ".jsonl")).string();
-      std::ofstream(plan_file) << s.plan_text;
+      auto under = path_under(o.work_dir, base, "sender");
+      if (!under) return under.error();
+      const std::string plan_file = under->string() + ".plan.jsonl";
+      const std::string file = under->string() + ".jsonl";
+      if (auto st = write_new_file(plan_file, s.plan_text, 0600); !st) return st.error();
+      auto output = new_output(file);
+      if (!output) return output.error();
       auto child = std::make_unique<NamespacedChild>();
       std::vector<std::string> args{"probe", "send", "--plan", plan_file,
                                     "--timeout", std::to_string(o.timeout_ms),
@@ -236,8 +267,10 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
                                     "--rate", std::to_string(rate),
                                     "--run", trust->run,
                                     "--device-name", host, "--ports-from", ports_file,
-                                    "--ioam-namespace", ioam, "-o", file};
-      if (auto st = child->start(netns_of[host], o.hpnctl, args, file + ".log", trust->env); !st) return st.error();
+                                    "--ioam-namespace", ioam, "-o", kAgentOutput};
+      auto started = child->start(netns_of[host], o.hpnctl, args, file + ".log", trust->env, *output);
+      close(*output);
+      if (!started) return started.error();
       senders.push_back({std::move(child), file});
     }
     for (auto& [child, file] : senders) {
@@ -299,33 +332,35 @@ Result<probe::Observation> lab_ping(const Blueprint& bp, const LabState& lab, co
   }
   if (port.empty()) return Error{fmt::format("{} has no wired port on NIC {}", src, nic)};
 
-  if (auto st = prepare_work_dir(work_dir); !st) return st.error();
+  if (auto st = check_work_dir(work_dir); !st) return st.error();
   auto trust = new_agent_trust();
   if (!trust) return trust.error();
   const std::string ports_file = (fs::path(work_dir) / "lab-status.json").string();
-  std::ofstream(ports_file) << status_json;
+  if (auto st = write_new_file(ports_file, status_json, 0600); !st) return st.error();
   const std::string seen_file = (fs::path(work_dir) / "ping-listener.jsonl").string();
   const std::string sent_file = (fs::path(work_dir) / "ping-sender.jsonl").string();
   const std::string ioam = std::to_string(lab.ioam_namespace);
+  auto seen_output = new_output(seen_file);
+  if (!seen_output) return seen_output.error();
   NamespacedChild listener;
-  if (auto st = listener.start(to->netns, hpnctl, {"probe", "listen", "--duration", "30", "--ports-from", ports_file,
-                                                   "--device-name", dst, "--ioam-namespace", ioam, "--run", trust->run,
-                                                   "-o", seen_file},
-                                  {}, trust->env);
-      !st) {
-    return st.error();
-  }
+  auto listening = listener.start(to->netns, hpnctl, {"probe", "listen", "--duration", "30", "--ports-from", ports_file,
+                                                      "--device-name", dst, "--ioam-namespace", ioam, "--run",
+                                                      trust->run, "-o", kAgentOutput},
+                                  {}, trust->env, *seen_output);
+  close(*seen_output);
+  if (!listening) return listening.error();
   if (!listener.wait_for("listening", std::chrono::seconds(10))) return Error{"the listener did not start"};
+  auto sent_output = new_output(sent_file);
+  if (!sent_output) return sent_output.error();
   NamespacedChild sender;
-  if (auto st = sender.start(from->netns, hpnctl,
-                             {"probe", "send", "--from", port, "--to", dst + "=" + address, "--probes", "1",
-                              "--source-ports", fmt::format("{}-{}", sport, sport), "--timeout", "1000",
-                              "--retries", "1", "--device-name", src, "--ports-from", ports_file,
-                              "--ioam-namespace", ioam, "--run", trust->run, "-o", sent_file},
-                             sent_file + ".log", trust->env);
-      !st) {
-    return st.error();
-  }
+  auto sending = sender.start(from->netns, hpnctl,
+                              {"probe", "send", "--from", port, "--to", dst + "=" + address, "--probes", "1",
+                               "--source-ports", fmt::format("{}-{}", sport, sport), "--timeout", "1000",
+                               "--retries", "1", "--device-name", src, "--ports-from", ports_file,
+                               "--ioam-namespace", ioam, "--run", trust->run, "-o", kAgentOutput},
+                              sent_file + ".log", trust->env, *sent_output);
+  close(*sent_output);
+  if (!sending) return sending.error();
   int code = sender.wait();
   listener.stop();
   listener.wait();

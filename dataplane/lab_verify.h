@@ -17,9 +17,16 @@
 
 namespace hpn::lab {
 
+// A new private directory for one run's files (mkdtemp(3): a name no one
+// could have made first, mode 0700, this user's): TMPDIR/hpnctl-PURPOSE-XXXXXX.
+// Never one that exists already, and never handed to another user: the
+// agents, which drop to `nobody`, get their output files as open
+// descriptors instead (lab_verify.cpp). The caller removes it.
+Result<std::string> make_work_dir(const std::string& purpose);
+
 struct LabProbeOptions {
   std::string hpnctl;          // the binary the agents run as (this one)
-  std::string work_dir;        // observation files and the port map go here
+  std::string work_dir;        // from make_work_dir(): the port map, plans and observation files go here
   std::string scope;           // --scope text; empty: every host
   probe::PlanOptions plan;
   int max_rounds = 8;

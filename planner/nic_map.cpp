@@ -11,6 +11,7 @@
 #include <regex>
 
 #include "blueprint/input_file.h"
+#include "blueprint/names.h"
 
 namespace hpn {
 
@@ -62,7 +63,10 @@ std::string str(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
-bool valid_ifname(const std::string& s) {
+// Any name the kernel gives an interface (net/core/dev.c dev_valid_name():
+// under IFNAMSIZ, no '/', ':' or whitespace, not '.' or '..'), in ASCII:
+// what tells `ip -j link` output from something else.
+bool kernel_ifname(const std::string& s) {
   if (s.empty() || s.size() > 15 || s == "." || s == "..") return false;
   return std::all_of(s.begin(), s.end(), [](unsigned char c) { return c > 0x20 && c < 0x7f && c != '/' && c != ':'; });
 }
@@ -82,7 +86,7 @@ Status read_ip_link(const json& arr, const std::string& name, Input& in) {
     const json& l = arr[i];
     if (!l.is_object()) return Error{fmt::format("{}: /{}: not an interface object", name, i)};
     const std::string ifname = str(l, "ifname");
-    if (!valid_ifname(ifname)) {
+    if (!kernel_ifname(ifname)) {
       return Error{fmt::format("{}: /{}/ifname: '{}' is not an interface name", name, i, printable(ifname))};
     }
     if (str(l, "link_type") != "ether") continue;  // lo, tunnels, InfiniBand
@@ -93,6 +97,12 @@ Status read_ip_link(const json& arr, const std::string& name, Input& in) {
           kind == "vxlan" || kind == "dummy") {
         continue;
       }
+    }
+    // A port's name goes into .link files and udev rules (blueprint/names.h).
+    if (std::string problem = ifname_problem(ifname); !problem.empty()) {
+      return Error{fmt::format("{}: /{}/ifname: '{}': hpnctl does not write this name into .link files and udev "
+                               "rules: {}; map the port by its MAC in a YAML file instead",
+                               name, i, printable(ifname), problem)};
     }
     Seen s;
     s.ifname = ifname;
@@ -125,7 +135,7 @@ Status read_rdma_link(const json& arr, const std::string& name, Input& in) {
     if (!l.is_object()) return Error{fmt::format("{}: /{}: not an RDMA link object", name, i)};
     const std::string dev = str(l, "ifname"), netdev = str(l, "netdev");
     if (netdev.empty()) continue;  // a port without a netdev (InfiniBand)
-    if (!valid_ifname(dev) || !valid_ifname(netdev)) {
+    if (!kernel_ifname(netdev) || !is_safe_name(dev)) {
       return Error{fmt::format("{}: /{}: '{}' on '{}' is not an RDMA device on an interface", name, i,
                                printable(dev), printable(netdev))};
     }
@@ -178,8 +188,10 @@ Status read_mapping(const std::string& text, const std::string& name, const std:
     } catch (const YAML::Exception& e) {
       return Error{fmt::format("{}:{}:{}: {}", name, e.mark.line + 1, e.mark.column + 1, e.msg)};
     }
-    if (!p.ifname.empty() && !valid_ifname(p.ifname)) {
-      return Error{fmt::format("{}:{}: {}: '{}' is not an interface name", name, line, port, printable(p.ifname))};
+    // Both names go into .link files, udev rules and netplan (blueprint/names.h).
+    if (std::string problem = ifname_problem(p.ifname); !p.ifname.empty() && !problem.empty()) {
+      return Error{fmt::format("{}:{}: {}: '{}' is not an interface name hpnctl writes: {}", name, line, port,
+                               printable(p.ifname), problem)};
     }
     if (!p.mac.empty() && !is_mac(p.mac)) {
       return Error{fmt::format("{}:{}: {}: '{}' is not a MAC address", name, line, port, printable(p.mac))};
@@ -187,8 +199,9 @@ Status read_mapping(const std::string& text, const std::string& name, const std:
     if (!p.pci.empty() && !pci_order(p.pci)) {
       return Error{fmt::format("{}:{}: {}: '{}' is not a PCI address (0000:3b:00.0)", name, line, port, printable(p.pci))};
     }
-    if (!p.rdma.empty() && !valid_ifname(p.rdma)) {
-      return Error{fmt::format("{}:{}: {}: '{}' is not an RDMA device name", name, line, port, printable(p.rdma))};
+    if (std::string problem = name_problem(p.rdma); !p.rdma.empty() && !problem.empty()) {
+      return Error{fmt::format("{}:{}: {}: '{}' is not an RDMA device name hpnctl writes: {}", name, line, port,
+                               printable(p.rdma), problem)};
     }
     if (p.ifname.empty() && p.mac.empty()) {
       return Error{fmt::format("{}:{}: {}: give its interface name or its MAC", name, line, port)};

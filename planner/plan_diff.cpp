@@ -13,6 +13,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "blueprint/atomic_file.h"
 #include "blueprint/csv.h"
 #include "blueprint/staged_dir.h"
 #include "blueprint/store.h"
@@ -594,12 +595,8 @@ Status write_plan_with_work_order(const Blueprint& bp, const PlanSummary& summar
   Status sheets = write_sheets(bp, summary, tmp, done);
   Status order;
   if (sheets) {
-    const auto path = tmp / kWorkOrderFile;
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    if (out) write_work_order_csv(diff, out);
-    out.flush();
-    if (!out) order = Error{fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno))};
-    else done(kWorkOrderFile);
+    order = write_new_file((tmp / kWorkOrderFile).string(), [&](std::ostream& out) { write_work_order_csv(diff, out); });
+    if (order) done(kWorkOrderFile);
   }
   db_writer.join();
   if (!db_status) return db_status;

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "blueprint/atomic_file.h"
 #include "blueprint/csv.h"
 #include "blueprint/staged_dir.h"
 #include "blueprint/store.h"
@@ -143,16 +144,7 @@ void write_warnings_csv(const Blueprint& bp, std::ostream& out) {
 }
 
 Status write_file(const fs::path& path, const std::function<void(std::ostream&)>& body) {
-  std::vector<char> buffer(1 << 20);
-  std::ofstream out;
-  out.rdbuf()->pubsetbuf(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-  out.open(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno))};
-  body(out);
-  out.flush();
-  if (!out) return Error{fmt::format("{}: write failed: {}", path.string(), std::strerror(errno))};
-  out.close();
-  return {};
+  return write_new_file(path.string(), body);
 }
 
 }  // namespace

@@ -2,7 +2,9 @@
 // LAG devices the names NCCL_IB_HCA uses (profile_files.h):
 //
 //   link/10-hpnctl-PORT.link     systemd.link(5), for udev at boot:
-//                                [Match] the port's MAC, [Link] Name=PORT
+//                                [Match] the port's MAC, or the kernel's
+//                                name for it (OriginalName=) when the map
+//                                gives only a name; [Link] Name=PORT
 //   udev/60-hpnctl-rdma.rules    rdma-core's rdma_rename NAME_FIXED: the RDMA
 //                                device on the NIC's first PCI function (the
 //                                LAG device, mlx5_bond_N) becomes the bond's
@@ -46,12 +48,21 @@ std::string link_file(const HostProfile& p, const BondMember& m) {
     return s;
   }
   const NicPort& k = *m.match;
-  s += fmt::format("# Now {} ({}{}), found by {}; its cable goes to {}:{}.\n", k.ifname, k.mac,
+  s += fmt::format("# Now {} ({}{}), found by {}; its cable goes to {}:{}.\n", k.ifname, k.mac.empty() ? "MAC not given" : k.mac,
                    k.pci.empty() ? "" : ", PCI " + k.pci, k.how, m.peer.empty() ? "?" : m.peer,
                    m.peer_port.empty() ? "?" : m.peer_port);
   // A real device matches on its burnt-in MAC, which bonding does not
-  // change; a virtual one (a lab's veth) has only the MAC it has now.
-  s += fmt::format("\n[Match]\n{}={}\n", k.permanent ? "PermanentMACAddress" : "MACAddress", k.mac);
+  // change; a virtual one (a lab's veth) has only the MAC it has now. A map
+  // that gave only a name matches on the name the kernel gave the port
+  // (OriginalName=, before any rename). Never an empty [Match]: older
+  // systemd takes a file without match conditions as matching every
+  // interface (each renamed PORT, the management port too); systemd 252
+  // ignores it with a warning, and the port keeps the kernel's name.
+  if (!k.mac.empty()) {
+    s += fmt::format("\n[Match]\n{}={}\n", k.permanent ? "PermanentMACAddress" : "MACAddress", k.mac);
+  } else {
+    s += fmt::format("\n[Match]\nOriginalName={}\n", k.ifname);
+  }
   s += fmt::format("\n[Link]\nName={}\n", m.port);
   // The old name stays an alternative name, so `ip link show enp59s0f0np0`
   // still finds the port.

@@ -74,9 +74,13 @@ std::string netplan_yaml(const HostProfile& p) {
       for (const auto& m : b.members) {
         s += fmt::format("    {}:\n      dhcp4: false\n      dhcp6: false\n      accept-ra: false\n"
                          "      link-local: []\n", m.port);
-        // With a NIC map, netplan names the port itself (it writes the .link).
+        // With a NIC map, netplan names the port itself (it writes the
+        // .link): by its MAC, or by the kernel's name when the map gave
+        // only that (as link/10-hpnctl-PORT.link does).
         if (m.match && !m.match->mac.empty()) {
           s += fmt::format("      match:\n        macaddress: {}\n      set-name: {}\n", q(m.match->mac), m.port);
+        } else if (m.match && !m.match->ifname.empty()) {
+          s += fmt::format("      match:\n        name: {}\n      set-name: {}\n", q(m.match->ifname), m.port);
         }
       }
     }

@@ -1,5 +1,7 @@
 #include "planner/profile_output.h"
 
+#include "blueprint/atomic_file.h"
+#include "blueprint/names.h"
 #include "blueprint/staged_dir.h"
 
 #include <fcntl.h>
@@ -11,7 +13,6 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 
 #include "planner/profile_files.h"
 #include "planner/profile_json.h"
@@ -22,23 +23,19 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Explicit modes, so the umask of the run does not change the output.
 Status write_file(const fs::path& path, const std::string& content, int mode) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno))};
-  out << content;
-  out.close();
-  if (!out) return Error{fmt::format("{}: write failed: {}", path.string(), std::strerror(errno))};
-  // Explicit modes, so the umask of the run does not change the output.
-  std::error_code ec;
-  fs::permissions(path, static_cast<fs::perms>(mode), fs::perm_options::replace, ec);
-  if (ec) return Error{fmt::format("{}: cannot set mode: {}", path.string(), ec.message())};
-  return {};
+  return write_new_file(path.string(), content, mode);
 }
 
-// `files` under `dir`, with the directories they need; counts them in `written`.
+// `files` under `dir`, with the directories they need; counts them in
+// `written`. Their paths hold port and interface names: each part is
+// checked to be one safe name.
 Status write_files(const fs::path& dir, const std::vector<ProfileFile>& files, size_t& written) {
   for (const auto& f : files) {
-    const fs::path path = dir / f.path;
+    auto under = path_under(dir, f.path, "file");
+    if (!under) return under.error();
+    const fs::path& path = under.value();
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     if (ec) return Error{fmt::format("{}: cannot create: {}", path.parent_path().string(), ec.message())};
@@ -100,13 +97,14 @@ Result<ProfileSetSummary> write_profiles(const ProfileBuilder& b, const std::str
   const Blueprint& bp = b.blueprint();
   for (int host : b.hosts()) {
     HostProfile profile = b.build(host);
-    // The host's name becomes a directory: it must be one path component.
+    // The host's name becomes a directory: one safe path component.
     const std::string& name = profile.host;
-    if (name.empty() || name == "." || name == ".." || name == "index.json" ||
-        name.find('/') != std::string::npos) {
+    auto under = path_under(tmp, name, "host");
+    if (!under) return abort(under.error());
+    if (name == "index.json") {
       return abort(Error{fmt::format("host '{}': its name cannot be a directory of the profile set", name)});
     }
-    if (auto st = write_files(tmp / name, profile_files(profile), summary.files); !st) return abort(st.error());
+    if (auto st = write_files(under.value(), profile_files(profile), summary.files); !st) return abort(st.error());
     ++summary.hosts;
   }
   if (auto st = write_file(tmp / "index.json", index_json(b, bp).dump(2) + "\n", 0644); !st) {

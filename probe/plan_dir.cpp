@@ -9,6 +9,7 @@
 
 #include "blueprint/atomic_file.h"
 #include "blueprint/input_file.h"
+#include "blueprint/names.h"
 #include "blueprint/staged_dir.h"
 
 namespace hpn::probe {
@@ -114,11 +115,14 @@ Result<PlanStep> write_step(const Blueprint& bp, const std::string& dir, const P
     std::set<std::string> hosts;
     for (const auto& s : round->senders) {
       const std::string& host = bp.devices[s.host].name;
-      std::error_code ec;
-      fs::create_directories(staged->path() / host, ec);
-      if (ec) return Error{fmt::format("{}: {}", (staged->path() / host).string(), ec.message())};
+      // The host's and the port's names become a directory and a file name.
       const std::string file = host + "/" + (s.port.empty() ? "all" : s.port) + ".plan.jsonl";
-      if (auto st = write_file_atomic((staged->path() / file).string(), s.plan_text); !st) return st.error();
+      auto path = path_under(staged->path(), file, "sender");
+      if (!path) return path.error();
+      std::error_code ec;
+      fs::create_directories(path->parent_path(), ec);
+      if (ec) return Error{fmt::format("{}: {}", path->parent_path().string(), ec.message())};
+      if (auto st = write_file_atomic(path->string(), s.plan_text); !st) return st.error();
       senders.push_back({{"host", host}, {"port", s.port.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(s.port)},
                          {"plan", relative + "/" + file}, {"probes", s.probes}});
       hosts.insert(host);

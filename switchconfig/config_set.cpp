@@ -6,10 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <thread>
 
+#include "blueprint/atomic_file.h"
+#include "blueprint/names.h"
 #include "blueprint/staged_dir.h"
 #include "switchconfig/config_db.h"
 #include "switchconfig/frr_conf.h"
@@ -23,14 +24,7 @@ namespace {
 
 const OutputKind kConfigSet{"the switch configurations", "an hpnctl config set", kConfigSetMarker};
 
-Status write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) return Error{fmt::format("{}: cannot create: {}", path.string(), std::strerror(errno))};
-  out << text;
-  out.close();
-  if (!out) return Error{fmt::format("{}: write failed: {}", path.string(), std::strerror(errno))};
-  return {};
-}
+Status write_text(const fs::path& path, const std::string& text) { return write_new_file(path.string(), text); }
 
 }  // namespace
 
@@ -52,10 +46,14 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
   auto work = [&] {
     for (int i = next++; i < total; i = next++) {
       const SwitchConfig c = builder.build(switches[i]);
-      const fs::path at = root / c.name;
+      // The switch's name becomes a directory: one safe path component.
+      auto under = path_under(root, c.name, "switch");
+      Status st = under ? Status{} : Status(under.error());
+      const fs::path at = under ? under.value() : root;
       std::error_code ec;
-      fs::create_directory(at, ec);
-      Status st = ec ? Status(Error{fmt::format("{}: cannot create: {}", at.string(), ec.message())}) : Status{};
+      if (st && !fs::create_directory(at, ec)) {
+        st = Error{fmt::format("{}: cannot create: {}", at.string(), ec ? ec.message() : "exists")};
+      }
       const std::string files[3] = {frr_conf(c), config_db(c).dump(2) + "\n", sysctl_conf(c)};
       const char* names[3] = {"frr.conf", "config_db.json", "sysctl.conf"};
       for (int f = 0; f < 3 && st; ++f) {

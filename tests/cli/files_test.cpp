@@ -1,6 +1,7 @@
 // Files hpnctl writes and reads: one output file written all or nothing
 // (blueprint/atomic_file.h), and one plan read by several hpnctl processes
 // at once, by a user who may not write it, and next to a writer.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -108,19 +109,38 @@ TEST_CASE("files/atomic: a missing directory or a directory in the way is an err
   CHECK(entries(dir.path()) == std::vector<std::string>{"taken"});
 }
 
-TEST_CASE("files/atomic: a symbolic link stays a link, a stream such as /dev/null is written as it is") {
+TEST_CASE("files/atomic: a link of one's own is replaced, never written through, and /dev/null is written as it is") {
   TempDir dir;
   fs::create_directory(dir / "real");
   write_file(dir / "real" / "paths.json", "old");
   fs::create_symlink("real/paths.json", dir / "paths.json");
   REQUIRE(hpn::write_file_atomic((dir / "paths.json").string(), std::string("new")).ok());
-  CHECK(fs::is_symlink(dir / "paths.json"));
-  CHECK(read_file(dir / "real" / "paths.json") == "new");
+  // The name itself now holds the file; what the link pointed to is as it was.
+  CHECK_FALSE(fs::is_symlink(dir / "paths.json"));
+  CHECK(read_file(dir / "paths.json") == "new");
+  CHECK(read_file(dir / "real" / "paths.json") == "old");
   CHECK(entries(dir / "real") == std::vector<std::string>{"paths.json"});
   REQUIRE(hpn::write_file_atomic("/dev/null", std::string("discarded")).ok());
   struct stat st {};
   REQUIRE(stat("/dev/null", &st) == 0);
   CHECK(S_ISCHR(st.st_mode));
+}
+
+TEST_CASE("files/atomic: /dev/fd/N is the descriptor already open, written at its offset without opening anything") {
+  TempDir dir;
+  // A file only root could open again, handed over open: how verify --lab
+  // gives each probe agent, which has dropped to nobody, its output file.
+  write_file(dir / "out", "kept\n");
+  const int fd = ::open((dir / "out").c_str(), O_WRONLY | O_APPEND);
+  REQUIRE(fd >= 0);
+  auto st = hpn::write_file_atomic("/dev/fd/" + std::to_string(fd), std::string("added\n"));
+  ::close(fd);
+  REQUIRE(st.ok());
+  CHECK(read_file(dir / "out") == "kept\nadded\n");
+  CHECK(entries(dir.path()) == std::vector<std::string>{"out"});
+  auto closed = hpn::write_file_atomic("/dev/fd/" + std::to_string(fd), std::string("x"));
+  REQUIRE_FALSE(closed.ok());
+  CHECK(closed.error().message == "/dev/fd/" + std::to_string(fd) + ": cannot write: Bad file descriptor");
 }
 
 TEST_CASE("files/atomic: the temporary of a killed writer is removed by the next write, a live one's kept") {

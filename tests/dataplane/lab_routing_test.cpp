@@ -433,8 +433,9 @@ TEST_CASE("dataplane/lab (root): a core that stops following its rules is named,
   REQUIRE(status->has_value());
   LabProbeOptions options;
   options.hpnctl = HPNCTL_BINARY;
-  // The agents run as nobody: their directory must be one nobody can reach.
-  options.work_dir = (std::filesystem::temp_directory_path() / fmt::format("hpnctl-core-test-{}", getpid())).string();
+  auto work = make_work_dir("core-test");
+  REQUIRE(work);
+  options.work_dir = work.value();
   auto seen = probe_lab(bp, lab.state, status_json(**status).dump(), options);
   std::error_code ec;
   std::filesystem::remove_all(options.work_dir, ec);

@@ -177,9 +177,52 @@ TEST_CASE("planner/design: naming patterns with unknown fields or duplicate name
                 "  host: \"host-p{pod}-s{segment:02}\"\n"
                 "  ^\n");
   check_refused("version: 1\nnaming:\n  agg: \"agg {index}\"\n",
-                "pod.yaml:3:3: naming.agg: pattern 'agg {index}' gives 'agg 3': names may hold "
+                "pod.yaml:3:3: naming.agg: pattern 'agg {index}' gives 'agg 0': names may hold "
                 "letters, digits, '-', '_' and '.' only\n"
                 "  agg: \"agg {index}\"\n"
+                "  ^\n");
+}
+
+// A pattern is refused for any name it can give that is not one safe name
+// (blueprint/names.h), not only for the one sample it was once tried on: a
+// single-ToR fabric gives {side} empty, so "{side:.>2}" named every ToR
+// "..", and `config --all` then wrote their files beside its output
+// directory instead of into it.
+TEST_CASE("planner/design: a naming pattern that can give '.', '..' or a hidden name is refused") {
+  check_refused("version: 1\nsegment: {dual_tor: false, tors: 8, active_hosts: 64, backup_hosts: 4}\n"
+                "pod: {planes: 1}\naggregation: {downlinks: 120}\nnaming:\n  tor: \"{side:.>2}\"\n",
+                "pod.yaml:6:3: naming.tor: pattern '{side:.>2}' gives '..': names start with a letter or a digit\n"
+                "  tor: \"{side:.>2}\"\n"
+                "  ^\n");
+  // The same pattern in a dual-ToR fabric names no ToR '..', but '.a':
+  // hidden, as hpnctl's own staging directories are.
+  check_refused("version: 1\nnaming:\n  tor: \"{side:.>2}{rail}\"\n",
+                "pod.yaml:3:3: naming.tor: pattern '{side:.>2}{rail}' gives '..0': names start with a letter or a "
+                "digit\n"
+                "  tor: \"{side:.>2}{rail}\"\n"
+                "  ^\n");
+  // An integer as a character: host 47 would be '/'.
+  check_refused("version: 1\nnaming:\n  host: \"h{pod}-{segment}-{host:c}\"\n",
+                "pod.yaml:3:3: naming.host: pattern 'h{pod}-{segment}-{host:c}': field 'host': 'c' is not a type a "
+                "name can use (d, x, X, o, b, B, s)\n"
+                "  host: \"h{pod}-{segment}-{host:c}\"\n"
+                "  ^\n");
+  // A width taken from another field, and a precision that cuts to nothing.
+  check_refused("version: 1\nnaming:\n  agg: \"agg-{plane}-{index:{pod}}\"\n",
+                "pod.yaml:3:3: naming.agg: pattern 'agg-{plane}-{index:{pod}}': field 'index': a format spec cannot "
+                "hold another field\n"
+                "  agg: \"agg-{plane}-{index:{pod}}\"\n"
+                "  ^\n");
+  check_refused("version: 1\nnaming:\n  switch_port: \"etp{cage}{sub:.0}\"\n",
+                "pod.yaml:3:3: naming.switch_port: pattern 'etp{cage}{sub:.0}': field 'sub': no precision: it can "
+                "cut a name down to nothing\n"
+                "  switch_port: \"etp{cage}{sub:.0}\"\n"
+                "  ^\n");
+  // A host port is a Linux interface: at most 15 bytes.
+  check_refused("version: 1\nnaming:\n  host_port: \"backend-nic{nic}-port{port}\"\n",
+                "pod.yaml:3:3: naming.host_port: pattern 'backend-nic{nic}-port{port}' gives 'backend-nic0-port0': an "
+                "interface name is at most 15 bytes long (IFNAMSIZ)\n"
+                "  host_port: \"backend-nic{nic}-port{port}\"\n"
                 "  ^\n");
 }
 

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <sstream>
 
 #include "planner/nic_map.h"
 #include "planner/profile_files.h"
@@ -158,7 +159,9 @@ TEST_CASE("profile/nic-map: what cannot be mapped for sure is refused with the f
   CHECK(error_of({{"ip.json", no_p.dump()}}).find("cannot order en12p3s0") != std::string::npos);
   json bad = json::array({port("a/b", "02:00:00:00:00:01")});
   CHECK(error_of({{"ip.json", bad.dump()}}) == "ip.json: /0/ifname: 'a/b' is not an interface name");
-  CHECK(error_of({{"m.yaml", "nic1p1: \"\\e[31mred\"\n"}}) == "m.yaml:1: nic1p1: '\\x1b[31mred' is not an interface name");
+  CHECK(error_of({{"m.yaml", "nic1p1: \"\\e[31mred\"\n"}}) ==
+        "m.yaml:1: nic1p1: '\\x1b[31mred' is not an interface name hpnctl writes: names may hold letters, digits, "
+        "'-', '_' and '.' only");
 }
 
 TEST_CASE("profile/nic-map: the .link files and RDMA rules name what the map found, templates without one") {
@@ -248,4 +251,88 @@ TEST_CASE("profile/nic-map: netplan generate takes the mapped YAML and names the
   const std::string link = read_file(root / "run/systemd/network/10-netplan-nic2p1.link");
   CHECK_THAT(link, Catch::Contains("MACAddress=b8:ce:f6:00:00:03"));
   CHECK_THAT(link, Catch::Contains("Name=nic2p1"));
+}
+
+namespace {
+
+// The lines of the [Match] section of a .link file.
+std::vector<std::string> match_section(const std::string& link) {
+  std::vector<std::string> lines;
+  std::istringstream in(link);
+  std::string line;
+  bool in_match = false;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == '[') in_match = line == "[Match]";
+    else if (in_match && !line.empty() && line[0] != '#') lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+// A map in the documented form "nic1p1: enp59s0f0np0" gave a file whose
+// [Match] was an empty MACAddress= (which resets the list): no condition.
+// systemd.link(5) as older systemd has it makes such a file match every
+// interface (every NIC, management too, renamed nic1p1); Debian 12's udev
+// (systemd 252) ignores it with "No valid settings found in the [Match]
+// section", so the port is never named. udev's own parser and matcher
+// (link_parse.sh) are the check: no complaint, each port named, and an
+// interface the map does not name left as it is.
+TEST_CASE("profile/nic-map: a map that gives only names matches each port by its name, and nothing else") {
+  const std::string yaml = "nic1p1: enp59s0f0np0\nnic1p2: enp59s0f1np1\nnic2p1: enp94s0f0np0\nnic2p2: enp94s0f1np1\n";
+  auto m = parse_nic_map({{"m.yaml", yaml}}, kPlanned);
+  REQUIRE(m.ok());
+  HostProfile p = lab_host();
+  apply_nic_map(p, m.value());
+  TempDir dir;
+  for (const auto& f : link_files(p)) {
+    if (f.path.rfind("link/", 0) != 0) continue;
+    INFO(f.path << ":\n" << f.content);
+    const auto match = match_section(f.content);
+    REQUIRE(match.size() == 1);
+    CHECK(match[0].rfind("OriginalName=enp", 0) == 0);
+    write_file(dir / f.path.substr(5), f.content);
+  }
+  CHECK_THAT(link_files(p)[0].content, Catch::Contains("\n[Match]\nOriginalName=enp59s0f0np0\n\n[Link]\nName=nic1p1\n"));
+  // netplan names them the same way.
+  CHECK_THAT(netplan_yaml(p), Catch::Contains("      match:\n        name: \"enp59s0f0np0\"\n      set-name: nic1p1\n"));
+  // udev's own matcher: the four ports get their planned names, an
+  // interface the map does not name (the management port) keeps its own.
+  std::string args;
+  for (size_t i = 0; i < m->ports.size(); ++i) args += fmt::format(" {}=02:bb:00:00:00:{:02x}", m->ports[i].ifname, i + 1);
+  args += " mgmt0=02:bb:00:00:00:99";
+  Ran r = run("'" + kTestDir + "/link_parse.sh' '" + dir.path().string() + "'" + args);
+  if (r.exit_code == 77) skip("udev cannot run here: " + r.out);
+  INFO(r.out);
+  CHECK(r.exit_code == 0);
+  for (const auto& port : m->ports) {
+    CHECK_THAT(r.out, Catch::Contains(fmt::format("{} -> {} (/etc/systemd/network/10-hpnctl-{}.link)", port.ifname,
+                                                  port.planned, port.planned)));
+  }
+  const size_t at = r.out.find("mgmt0 -> ");
+  REQUIRE(at != std::string::npos);
+  const std::string mgmt = r.out.substr(at, r.out.find('\n', at) - at);
+  CHECK(mgmt.find("nic") == std::string::npos);
+  CHECK(mgmt.find("10-hpnctl") == std::string::npos);
+}
+
+// Names from a map land in udev rules (KERNEL=="...", a glob; PROGRAM="...",
+// with %/$ substitution), .link files and netplan: anything but a safe name
+// (blueprint/names.h) is refused where it stands in the map.
+TEST_CASE("profile/nic-map: a name that would inject into a udev rule or a .link file is refused, located") {
+  CHECK(error_of({{"m.yaml", "nic1p1: {ifname: enp59s0f0np0, rdma: 'm*\",GOTO=\"z'}\n"}}) ==
+        "m.yaml:1: nic1p1: 'm*\",GOTO=\"z' is not an RDMA device name hpnctl writes: names may hold letters, digits, "
+        "'-', '_' and '.' only");
+  CHECK(error_of({{"m.yaml", "nic1p1: eth0\nnic1p2: 'e$(reboot)'\n"}}) ==
+        "m.yaml:2: nic1p2: 'e$(reboot)' is not an interface name hpnctl writes: names may hold letters, digits, '-', "
+        "'_' and '.' only");
+  CHECK(error_of({{"m.yaml", "nic1p1: '1234'\n"}}) ==
+        "m.yaml:1: nic1p1: '1234' is not an interface name hpnctl writes: an interface name is not digits alone");
+  json star = json::array({port("enp*", "02:00:00:00:00:01")});
+  CHECK(error_of({{"ip.json", star.dump()}}) ==
+        "ip.json: /0/ifname: 'enp*': hpnctl does not write this name into .link files and udev rules: names may hold "
+        "letters, digits, '-', '_' and '.' only; map the port by its MAC in a YAML file instead");
+  json rdma = json::array({{{"ifindex", 0}, {"ifname", "mlx5_`id`"}, {"port", 1}, {"netdev", "enp59s0f0np0"}}});
+  CHECK(error_of({{"rdma.json", rdma.dump()}}) ==
+        "rdma.json: /0: 'mlx5_`id`' on 'enp59s0f0np0' is not an RDMA device on an interface");
 }

@@ -451,3 +451,38 @@ TEST_CASE("verify/lab: one-way loss of 2%, 5% and 30% under 5% background: three
                    {"host-p0-s00-h001", "nic2p2", "loss-z-a:5", 0.05},   // ToR -> host
                    {"host-p0-s01-h006", "nic1p1", "loss-a-z:30", 0.30}});  // host -> ToR
 }
+
+// verify --lab once worked in TMPDIR/hpnctl-verify-PID, took it if it was
+// there already, handed it to nobody, and wrote into it as root: a local
+// user who made that directory first, with a link in it, had root write
+// through the link. The run now makes a new directory of its own (mkdtemp)
+// and leaves one planted under the old name alone.
+TEST_CASE("verify/lab: a work directory planted under the run's name is not used") {
+  if (!LabVerify::usable()) return;
+  LabVerify lab;
+  const auto& dir = lab.dir().path();
+  const std::string d = "'" + dir.string() + "'";
+  hpn::test::write_file(dir / "victim", "root's secret\n");
+  // The shell's PID is hpnctl's after exec: the name the old code took.
+  auto r = hpn::test::run_command(
+      "cd " + d + " && chmod 600 victim && mkdir -m 1777 tmp && sh -c '"
+      "w=tmp/hpnctl-verify-$$ && mkdir \"$w\" && ln -s ../../victim \"$w/lab-status.json\" && chown -hR nobody \"$w\" && "
+      "TMPDIR=" + dir.string() + "/tmp exec " + HPNCTL_BINARY +
+      " verify --lab --blueprint plan --scope devices=host-p0-s00-h000 --format json -q >report.json 2>err'; "
+      "echo $?; cat err; ls tmp; stat -c '%F %U' tmp/*/lab-status.json");
+  INFO(r.out);
+  CHECK(hpn::test::read_file(dir / "victim") == "root's secret\n");
+  // Exit 0, nothing on stderr; the planted directory alone is left, its
+  // link still nobody's and still a link; the run's own directory is gone.
+  std::istringstream out(r.out);
+  std::string code, listing, link;
+  std::getline(out, code);
+  std::getline(out, listing);
+  std::getline(out, link);
+  CHECK(code == "0");
+  CHECK(listing.rfind("hpnctl-verify-", 0) == 0);
+  CHECK(link == "symbolic link nobody");
+  CHECK_FALSE(std::getline(out, link));
+  auto report = nlohmann::json::parse(hpn::test::read_file(dir / "report.json"));
+  CHECK(report["findings"].empty());
+}
