@@ -105,6 +105,12 @@ inline RunResult run_command(const std::string& command) {
   return r;
 }
 
+// Runs a shell script with `set -e`: whether every command of it succeeded.
+inline bool shell_ok(const std::string& script) { return std::system(("set -e\n" + script).c_str()) == 0; }
+
+// The lab pod's spec (examples/lab-pod.yaml), quoted for a command line.
+inline std::string lab_spec_arg() { return "'" + source_path("examples/lab-pod.yaml").string() + "'"; }
+
 // Every CTest test is one test case in its own process (catch_discover_tests),
 // and CTest counts this exit code as "skipped" (SKIP_RETURN_CODE in
 // tests/CMakeLists.txt): a test that cannot run here says why and is

@@ -50,8 +50,6 @@ constexpr const char* kSender = "2001:db8:f::1";
 constexpr const char* kFlooder = "2001:db8:f::9";
 constexpr const char* kListener = "2001:db8:f::2";
 
-bool shell(const std::string& script) { return std::system(("set -e\n" + script).c_str()) == 0; }
-
 struct Pair {
   std::string a = "hpnF-" + std::to_string(getpid()) + "-a", b = "hpnF-" + std::to_string(getpid()) + "-b";
   bool ready = false;
@@ -69,7 +67,7 @@ struct Pair {
     }
     s += "for i in $(seq 100); do [ -n \"$(ip -n " + a + " -6 addr show dev a0 scope link)\" ] && "
          "[ -n \"$(ip -n " + b + " -6 addr show dev b0 scope link)\" ] && break; sleep 0.05; done\n";
-    ready = shell(s);
+    ready = hpn::test::shell_ok(s);
   }
   ~Pair() { std::system(("ip netns del " + a + " 2>/dev/null; ip netns del " + b + " 2>/dev/null").c_str()); }
 };

@@ -9,43 +9,19 @@
 using namespace hpn::probe;
 using hpn::probe::testing::FakeClock;
 using hpn::probe::testing::FakeNetwork;
+using hpn::probe::testing::arriving;
+using hpn::probe::testing::b1_port_names;
 using hpn::probe::testing::filled_trace;
+using hpn::probe::testing::probe_header;
 
 namespace {
-
-ProbeHeader header(std::uint64_t id = 5) {
-  ProbeHeader h;
-  h.run_id = run_id_of("run-1");
-  h.probe_id = id;
-  h.attempt = 1;
-  h.sent_ns = 1'000;
-  return h;
-}
-
-// A probe as it arrives at the listener's b1 after crossing one router.
-Datagram arriving(std::vector<std::byte> payload, std::vector<std::byte> hbh = filled_trace({{7, 11, 12}})) {
-  Datagram d;
-  d.interface = "b1";
-  d.local = {"2001:db8:2::2", kDefaultProbePort};
-  d.remote = {"2001:db8:1::1", 49152};
-  d.payload = std::move(payload);
-  d.hop_by_hop = std::move(hbh);
-  d.realtime_ns = 5'000;
-  return d;
-}
-
-PortNames names() {
-  PortNames n;
-  REQUIRE(parse_port_names("b1=etp1a", n));
-  return n;
-}
 
 }  // namespace
 
 TEST_CASE("agent/listener: a probe is answered out of its arrival port with its trace and port name",
           "[agent][listener]") {
-  ProbeResponder responder(names());
-  const auto in = arriving(encode_probe(header()));
+  ProbeResponder responder(b1_port_names());
+  const auto in = arriving(encode_probe(probe_header()));
   auto reply = responder.answer(in, 6'000);
   REQUIRE(reply);
   CHECK(reply->interface == "b1");
@@ -53,7 +29,7 @@ TEST_CASE("agent/listener: a probe is answered out of its arrival port with its 
   CHECK(reply->remote == in.remote);  // to the sender's source port
   auto decoded = decode_reply(reply->payload);
   REQUIRE(decoded);
-  CHECK(decoded->probe == header());
+  CHECK(decoded->probe == probe_header());
   CHECK(decoded->port == "etp1a");
   CHECK(decoded->forward_trace == in.hop_by_hop);
   CHECK(decoded->probe_received_ns == 5'000);
@@ -63,8 +39,8 @@ TEST_CASE("agent/listener: a probe is answered out of its arrival port with its 
 
 TEST_CASE("agent/listener: anything but a well-formed probe with a trace is counted and ignored",
           "[agent][listener]") {
-  ProbeResponder responder(names());
-  const auto probe = encode_probe(header());
+  ProbeResponder responder(b1_port_names());
+  const auto probe = encode_probe(probe_header());
   ListenerCounts want;
   auto expect_ignored = [&](const Datagram& d) {
     ++want.received;
@@ -81,7 +57,7 @@ TEST_CASE("agent/listener: anything but a well-formed probe with a trace is coun
   expect_ignored(arriving(other_version));
   ++want.not_a_probe;
   ProbeReply r;
-  r.probe = header();
+  r.probe = probe_header();
   r.port = "x";
   expect_ignored(arriving(encode_reply(r).value()));  // a reflected reply must not loop
   for (std::size_t n = 6; n < probe.size(); ++n) {
@@ -101,9 +77,9 @@ TEST_CASE("agent/listener: anything but a well-formed probe with a trace is coun
 }
 
 TEST_CASE("agent/listener: random datagrams are each counted once and never crash it", "[agent][listener]") {
-  ProbeResponder responder(names());
+  ProbeResponder responder(b1_port_names());
   std::mt19937 random(7);
-  const auto probe = encode_probe(header());
+  const auto probe = encode_probe(probe_header());
   const auto trace = filled_trace({{7, 11, 12}, {8, 21, 22}});
   std::uint64_t answered = 0;
   for (int i = 0; i < 20000; ++i) {
@@ -127,18 +103,18 @@ TEST_CASE("agent/listener: the loop answers until --duration, counting send erro
   FakeNetwork network(clock);
   ListenerOptions o;
   o.interfaces = {"b1", "b2"};
-  o.port_names = names();
+  o.port_names = b1_port_names();
   o.duration_ns = 3 * kNsPerSecond;
   REQUIRE(open_listener(o, network));
   CHECK(network.opened == std::set<std::pair<std::string, std::uint16_t>>{{"b1", 17768}, {"b2", 17768}});
   CHECK(open_listener(o, network).error().message == "already open");
 
-  network.deliver(1 * kNsPerSecond, arriving(encode_probe(header(1))));
-  auto on_b2 = arriving(encode_probe(header(2)));
+  network.deliver(1 * kNsPerSecond, arriving(encode_probe(probe_header(1))));
+  auto on_b2 = arriving(encode_probe(probe_header(2)));
   on_b2.interface = "b2";
   network.deliver(2 * kNsPerSecond, on_b2);
   network.deliver(2 * kNsPerSecond + 1, arriving(to_bytes({1, 2, 3})));
-  network.deliver(4 * kNsPerSecond, arriving(encode_probe(header(3))));  // after the end
+  network.deliver(4 * kNsPerSecond, arriving(encode_probe(probe_header(3))));  // after the end
   network.fail_send = [](const Datagram& d) { return d.interface == "b2"; };
 
   const auto counts = run_listener(o, network, clock, [] { return false; });

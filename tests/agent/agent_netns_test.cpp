@@ -35,8 +35,6 @@ using hpn::probe::Observation;
 
 namespace {
 
-bool shell(const std::string& script) { return std::system(("set -e\n" + script).c_str()) == 0; }
-
 // The three namespaces, removed when this goes out of scope, whatever failed.
 struct Lab {
   std::string prefix = "hpnagent" + std::to_string(getpid());
@@ -81,7 +79,7 @@ struct Lab {
       s += "  [ -n \"$(ip -n " + n + " -6 addr show dev " + dev + " scope link)\" ] || ok=0\n";
     }
     s += "  [ $ok = 1 ] && break; sleep 0.05\ndone\n[ $ok = 1 ]\n";
-    ready = shell(s);
+    ready = hpn::test::shell_ok(s);
   }
   ~Lab() {
     std::system(("for n in a r b; do ip netns del " + prefix + "$n 2>/dev/null; done").c_str());

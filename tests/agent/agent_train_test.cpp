@@ -18,45 +18,26 @@
 using namespace hpn::probe;
 using hpn::probe::testing::FakeClock;
 using hpn::probe::testing::FakeNetwork;
+using hpn::probe::testing::arriving;
+using hpn::probe::testing::b1_port_names;
 using hpn::probe::testing::filled_trace;
+using hpn::probe::testing::probe_header;
 
 namespace {
 
-ProbeHeader header(std::uint64_t id = 5, std::uint8_t attempt = 0) {
-  ProbeHeader h;
-  h.run_id = run_id_of("run-1");
-  h.probe_id = id;
-  h.attempt = attempt;
-  h.sent_ns = 1'000;
-  return h;
-}
-
-Datagram arriving(std::vector<std::byte> payload, std::uint32_t drops = 0, std::uint16_t port = 49152) {
-  Datagram d;
-  d.interface = "b1";
-  d.local = {"2001:db8:2::2", kDefaultProbePort};
-  d.remote = {"2001:db8:1::1", port};
-  d.payload = std::move(payload);
-  d.hop_by_hop = filled_trace({{7, 11, 12}});
-  d.realtime_ns = 5'000;
-  d.drops = drops;
-  return d;
-}
-
-PortNames names() {
-  PortNames n;
-  REQUIRE(parse_port_names("b1=etp1a", n));
-  return n;
+// A train's datagram as it arrives, after the listener's socket dropped `drops`.
+Datagram arriving_train(std::vector<std::byte> payload, std::uint32_t drops = 0, std::uint16_t port = 49152) {
+  return arriving(std::move(payload), filled_trace({{7, 11, 12}}), drops, port);
 }
 
 std::vector<std::byte> train(std::uint32_t seq, std::uint32_t length, std::uint64_t id = 5, std::uint8_t attempt = 0) {
-  return encode_train({header(id, attempt), seq, length}).value();
+  return encode_train({probe_header(id, attempt), seq, length}).value();
 }
 
 // What a listener reports for the train of `id` after it has taken `in`.
 TrainReport report_of(ProbeResponder& responder, std::uint32_t length, std::uint32_t drops = 0,
                       std::uint64_t id = 5) {
-  auto reply = responder.answer(arriving(train(length, length, id, 1), drops), 6'000);
+  auto reply = responder.answer(arriving_train(train(length, length, id, 1), drops), 6'000);
   REQUIRE(reply);
   auto report = decode_train_report(reply->payload);
   REQUIRE(report);
@@ -73,7 +54,7 @@ TEST_CASE("agent/train: a train datagram is the header, seq and length, laid out
                            0, 0, 0, 0, 0, 0, 0x03, 0xe8,                        // sent ns
                            0, 0, 0, 3, 0, 0, 0x03, 0xe8}));                     // seq, length
   CHECK(classify_payload(bytes) == PayloadClass::train);
-  CHECK(decode_train(bytes).value() == TrainDatagram{header(), 3, 1000});
+  CHECK(decode_train(bytes).value() == TrainDatagram{probe_header(5, 0), 3, 1000});
   CHECK_FALSE(decode_train(bytes)->report_request());
   CHECK(decode_train(train(1000, 1000))->report_request());
   for (std::size_t n = 0; n < bytes.size(); ++n) {
@@ -85,18 +66,18 @@ TEST_CASE("agent/train: a train datagram is the header, seq and length, laid out
   past[34] = std::byte{0x04};  // seq 1027 of 1000
   CHECK(decode_train(past).error().to_string() ==
         "malformed at byte 32: seq 1027 of a train of 1000: a train is 1 to 1000000 datagrams, seq at most its length");
-  CHECK_FALSE(encode_train({header(), 0, 0}));
-  CHECK_FALSE(encode_train({header(), 0, kMaxTrainLength + 1}));
-  CHECK_FALSE(encode_train({header(), 11, 10}));
+  CHECK_FALSE(encode_train({probe_header(5, 0), 0, 0}));
+  CHECK_FALSE(encode_train({probe_header(5, 0), 0, kMaxTrainLength + 1}));
+  CHECK_FALSE(encode_train({probe_header(5, 0), 11, 10}));
   // Not a probe, and no probe is a train.
   CHECK_FALSE(decode_probe(bytes));
-  CHECK(decode_train(encode_probe(header())).error().to_string() ==
+  CHECK(decode_train(encode_probe(probe_header(5, 0))).error().to_string() ==
         "malformed at byte 5: kind 1 where a train (3) was expected");
 }
 
 TEST_CASE("agent/train: a train report round-trips, and every truncation is 'truncated'", "[agent][train]") {
   TrainReport r;
-  r.reply.probe = header(9, 2);
+  r.reply.probe = probe_header(9, 2);
   r.reply.probe_received_ns = 7;
   r.reply.reply_sent_ns = 8;
   r.reply.port = "etp1a";
@@ -124,15 +105,15 @@ TEST_CASE("agent/train: a train report round-trips, and every truncation is 'tru
 
 TEST_CASE("agent/train: the listener counts a train's distinct datagrams, answers only its report request",
           "[agent][train]") {
-  ProbeResponder responder(names());
+  ProbeResponder responder(b1_port_names());
   for (std::uint32_t seq : {0u, 1u, 2u, 4u, 4u, 7u, 9u}) {  // 3, 5, 6 and 8 lost; 4 twice
-    CHECK_FALSE(responder.answer(arriving(train(seq, 10)), 6'000));
+    CHECK_FALSE(responder.answer(arriving_train(train(seq, 10)), 6'000));
   }
   CHECK(responder.counts().train_datagrams == 7);
   const TrainReport r = report_of(responder, 10);
   CHECK(r.length == 10);
   CHECK(r.arrived == 6);
-  CHECK(r.reply.probe == header(5, 1));
+  CHECK(r.reply.probe == probe_header(5, 1));
   CHECK(r.reply.port == "etp1a");
   CHECK(r.reply.forward_trace == filled_trace({{7, 11, 12}}));
   CHECK(responder.last_train() == std::pair<std::uint32_t, std::uint32_t>{10, 6});
@@ -141,35 +122,35 @@ TEST_CASE("agent/train: the listener counts a train's distinct datagrams, answer
   // A train none of whose datagrams arrived lost them all.
   CHECK(report_of(responder, 10, 0, 77).arrived == 0);
   // Another sender's port is another train.
-  CHECK_FALSE(responder.answer(arriving(train(0, 10), 0, 50000), 6'000));
+  CHECK_FALSE(responder.answer(arriving_train(train(0, 10), 0, 50000), 6'000));
   CHECK(report_of(responder, 10).arrived == 6);
   // An ordinary probe after it is no train's.
-  REQUIRE(responder.answer(arriving(encode_probe(header(6, 0))), 6'000));
+  REQUIRE(responder.answer(arriving_train(encode_probe(probe_header(6, 0))), 6'000));
   CHECK_FALSE(responder.last_train());
 }
 
 TEST_CASE("agent/train: datagrams the listener's own socket dropped are not the network's loss", "[agent][train]") {
   SECTION("drops while the train was under way") {
-    ProbeResponder responder(names());
-    CHECK_FALSE(responder.answer(arriving(train(0, 4), 0), 0));
-    CHECK_FALSE(responder.answer(arriving(train(2, 4), 1), 0));  // the socket dropped one meanwhile
+    ProbeResponder responder(b1_port_names());
+    CHECK_FALSE(responder.answer(arriving_train(train(0, 4), 0), 0));
+    CHECK_FALSE(responder.answer(arriving_train(train(2, 4), 1), 0));  // the socket dropped one meanwhile
     CHECK(report_of(responder, 4, 1).arrived == kTrainNotCounted);
   }
   SECTION("drops before it, then none") {
-    ProbeResponder responder(names());
-    CHECK_FALSE(responder.answer(arriving(train(0, 4, 1), 3), 0));  // train 1 saw the socket's 3 drops
+    ProbeResponder responder(b1_port_names());
+    CHECK_FALSE(responder.answer(arriving_train(train(0, 4, 1), 3), 0));  // train 1 saw the socket's 3 drops
     CHECK(report_of(responder, 4, 3, 1).arrived == kTrainNotCounted);
-    for (std::uint32_t seq : {0u, 1u, 3u}) CHECK_FALSE(responder.answer(arriving(train(seq, 4, 2), 3), 0));
+    for (std::uint32_t seq : {0u, 1u, 3u}) CHECK_FALSE(responder.answer(arriving_train(train(seq, 4, 2), 3), 0));
     CHECK(report_of(responder, 4, 3, 2).arrived == 3);  // train 2 began after them: counted
   }
   SECTION("a train heard of only by its request, after drops") {
-    ProbeResponder responder(names());
+    ProbeResponder responder(b1_port_names());
     CHECK(report_of(responder, 4, 2, 9).arrived == kTrainNotCounted);
   }
   SECTION("a train whose length changed") {
-    ProbeResponder responder(names());
-    CHECK_FALSE(responder.answer(arriving(train(0, 4)), 0));
-    CHECK_FALSE(responder.answer(arriving(train(1, 5)), 0));
+    ProbeResponder responder(b1_port_names());
+    CHECK_FALSE(responder.answer(arriving_train(train(0, 4)), 0));
+    CHECK_FALSE(responder.answer(arriving_train(train(1, 5)), 0));
     CHECK(report_of(responder, 5).arrived == kTrainNotCounted);
   }
 }

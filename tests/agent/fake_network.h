@@ -12,7 +12,11 @@
 #include <utility>
 #include <vector>
 
+#include <catch2/catch.hpp>
+
 #include "probe/agent_clock.h"
+#include "probe/agent_listener.h"
+#include "probe/payload.h"
 #include "probe/agent_trace.h"
 #include "probe/ioam_trace.h"
 #include "probe/socket.h"
@@ -90,6 +94,39 @@ inline std::vector<std::byte> filled_trace(std::vector<std::array<std::uint32_t,
     (void)ioam_transit_hbh(hbh, node);
   }
   return hbh;
+}
+
+// A probe header of run "run-1", sent at 1 us.
+inline ProbeHeader probe_header(std::uint64_t id = 5, std::uint8_t attempt = 1) {
+  ProbeHeader h;
+  h.run_id = run_id_of("run-1");
+  h.probe_id = id;
+  h.attempt = attempt;
+  h.sent_ns = 1'000;
+  return h;
+}
+
+// A datagram as it arrives at a listener's b1 (port name etp1a) from
+// 2001:db8:1::1, after crossing one router that wrote `hbh`; `drops` is
+// what the listener's socket reports having dropped before it.
+inline Datagram arriving(std::vector<std::byte> payload, std::vector<std::byte> hbh = filled_trace({{7, 11, 12}}),
+                         std::uint32_t drops = 0, std::uint16_t port = 49152) {
+  Datagram d;
+  d.interface = "b1";
+  d.local = {"2001:db8:2::2", kDefaultProbePort};
+  d.remote = {"2001:db8:1::1", port};
+  d.payload = std::move(payload);
+  d.hop_by_hop = std::move(hbh);
+  d.realtime_ns = 5'000;
+  d.drops = drops;
+  return d;
+}
+
+// The listener's port names: b1 is etp1a.
+inline PortNames b1_port_names() {
+  PortNames n;
+  REQUIRE(parse_port_names("b1=etp1a", n));
+  return n;
 }
 
 }  // namespace hpn::probe::testing

@@ -34,8 +34,6 @@ std::string q(const fs::path& path) {
   return out + "'";
 }
 
-std::string lab_spec() { return q(source_path("examples/lab-pod.yaml")); }
-
 // Every entry of a directory, by name; regular files with their bytes,
 // anything else (a directory, a leftover temporary) as a marker.
 Files snapshot(const fs::path& dir) {
@@ -258,8 +256,8 @@ TEST_CASE("cli/plan: --format json prints the summary as JSON", "[cli][plan]") {
 
 TEST_CASE("cli/plan: the lab pod planned twice gives byte-identical files", "[cli][plan][determinism]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "first", cwd.path());
-  plan_ok(lab_spec(), cwd / "second", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "first", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "second", cwd.path());
   Files first = snapshot(cwd / "first");
   CHECK(names(first) == sorted(kPlanFiles));
   require_same_files(first, snapshot(cwd / "second"));
@@ -283,7 +281,7 @@ TEST_CASE("cli/plan: spec.yaml is the input spec byte for byte", "[cli][plan]") 
   plan_ok("copy.yaml", cwd / "out", cwd.path());
   CHECK(read_file(cwd / "out/spec.yaml") == spec);
 
-  plan_ok(lab_spec(), cwd / "lab", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "lab", cwd.path());
   CHECK(read_file(cwd / "lab/spec.yaml") == read_file(source_path("examples/lab-pod.yaml")));
 }
 
@@ -318,7 +316,7 @@ TEST_CASE("cli/plan: a design error exits 2 with a located diagnostic and writes
 
 TEST_CASE("cli/plan: a failing plan leaves an existing plan byte-identical", "[cli][plan][atomic]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   const Files before = snapshot(cwd / "plan");
 
   SECTION("a design error") {
@@ -342,7 +340,7 @@ TEST_CASE("cli/plan: a failing plan leaves an existing plan byte-identical", "[c
 
 TEST_CASE("cli/plan: a successful re-plan replaces the old plan as a whole", "[cli][plan][atomic]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   // A file that is not part of a plan goes with the old plan: the directory is
   // swapped, not merged, so nothing stale (a -wal file, an old sheet) survives.
   write_file(cwd / "plan/notes.txt", "old\n");
@@ -366,12 +364,12 @@ TEST_CASE("cli/plan: an existing directory that is not a plan is refused and lef
   write_file(cwd / "afile", "not a directory\n");
   const Files mine = snapshot(cwd / "mine");
 
-  RunResult r = run_hpnctl("plan " + lab_spec() + " -o mine", cwd.path());
+  RunResult r = run_hpnctl("plan " + lab_spec_arg() + " -o mine", cwd.path());
   CHECK(r.exit_code == 2);
   CHECK(r.err == "hpnctl: mine: exists and is not an hpnctl plan (no blueprint.db); refusing to replace it\n");
   require_same_files(mine, snapshot(cwd / "mine"));
 
-  r = run_hpnctl("plan " + lab_spec() + " -o afile", cwd.path());
+  r = run_hpnctl("plan " + lab_spec_arg() + " -o afile", cwd.path());
   CHECK(r.exit_code == 2);
   CHECK(r.err.find("afile: exists and is not a directory") != std::string::npos);
   CHECK(read_file(cwd / "afile") == "not a directory\n");
@@ -381,13 +379,13 @@ TEST_CASE("cli/plan: an existing directory that is not a plan is refused and lef
 TEST_CASE("cli/plan: an existing empty directory is planned into", "[cli][plan]") {
   TempDir cwd;
   fs::create_directory(cwd / "empty");
-  plan_ok(lab_spec(), cwd / "empty", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "empty", cwd.path());
   CHECK(names(snapshot(cwd / "empty")) == sorted(kPlanFiles));
 }
 
 TEST_CASE("cli/plan: -o into a nested path that does not exist yet", "[cli][plan]") {
   TempDir cwd;
-  RunResult r = run_hpnctl("plan " + lab_spec() + " -q -o deep/er/plan", cwd.path());
+  RunResult r = run_hpnctl("plan " + lab_spec_arg() + " -q -o deep/er/plan", cwd.path());
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   CHECK(r.out.empty());  // --quiet
@@ -424,7 +422,7 @@ TEST_CASE("cli/plan: bom.csv counts each cable in the smallest length bin that c
 
 TEST_CASE("cli/plan: the lab pod's cabling follows the HPN wiring rules", "[cli][plan]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   std::map<std::string, std::map<std::string, std::string>> devices;
   for (auto& d : csv_records(read_file(cwd / "plan/devices.csv"))) devices[d.at("name")] = d;
   SqliteReader db(cwd / "plan/blueprint.db");
@@ -556,7 +554,7 @@ TEST_CASE("cli/devices: the backup hosts of a segment", "[cli][devices]") {
 
 TEST_CASE("cli/devices: --format csv has a header and one line per device", "[cli][devices]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   RunResult json = run_hpnctl("devices --blueprint plan --role tor --segment 1 --format json", cwd.path());
   RunResult csv = run_hpnctl("devices --blueprint plan --role tor --segment 1 --format csv", cwd.path());
   REQUIRE(json.exit_code == 0);
@@ -585,7 +583,7 @@ TEST_CASE("cli/devices: --format csv has a header and one line per device", "[cl
 
 TEST_CASE("cli/devices: a bad --role, --state or --format exits 2", "[cli][devices]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   RunResult r = run_hpnctl("devices --blueprint plan --role spine", cwd.path());
   CHECK(r.exit_code == 2);
   CHECK(r.out.empty());
@@ -658,7 +656,7 @@ TEST_CASE("cli/cable: a ToR's 136 host cables and 60 uplinks", "[cli][cable]") {
 
 TEST_CASE("cli/cable: an unknown device or port exits 2, a spare port has no cable", "[cli][cable]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   RunResult r = run_hpnctl("cable tor-p9-s00-r1a --blueprint plan", cwd.path());
   CHECK(r.exit_code == 2);
   CHECK(r.err == "hpnctl: no device or cable 'tor-p9-s00-r1a' in plan/blueprint.db\n");
@@ -728,7 +726,7 @@ TEST_CASE("cli/blueprint: random bytes named blueprint.db are refused", "[cli][b
 
 TEST_CASE("cli/blueprint: a truncated blueprint.db is refused", "[cli][blueprint]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   std::string db = read_file(cwd / "plan/blueprint.db");
   REQUIRE(db.size() > 8192);
   fs::create_directory(cwd / "cut");
@@ -745,14 +743,14 @@ TEST_CASE("cli/blueprint: an SQLite file that is not a blueprint is refused", "[
 
 TEST_CASE("cli/blueprint: a blueprint of another schema version is refused", "[cli][blueprint]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   sqlite_exec(cwd / "plan/blueprint.db", "PRAGMA user_version = 99;");
   expect_refused("plan", cwd.path(), "schema version 99");
 }
 
 TEST_CASE("cli/blueprint: cable rows and labels in blueprint.db equal cabling.csv", "[cli][blueprint]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   auto sheet = parse_csv(read_file(cwd / "plan/cabling.csv"));
   REQUIRE(sheet.size() > 1);
   const std::vector<std::string> columns = sheet[0];
@@ -816,7 +814,7 @@ TEST_CASE("cli/usage: --help, plan --help and --version", "[cli][usage]") {
 
 TEST_CASE("cli/golden: the lab pod's cabling.csv and summary.json match tests/golden/lab-pod", "[cli][golden]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   for (const char* file : {"cabling.csv", "summary.json"}) {
     const fs::path golden = source_path("tests/golden/lab-pod") / file;
     REQUIRE(fs::exists(golden));
@@ -912,7 +910,7 @@ TEST_CASE("cli/cable: the ID on a label, a cage's lanes, and where the far end i
 
 TEST_CASE("cli/devices: a filter value the plan has no device of exits 2 with the plan's range", "[cli][devices]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--pod 5", "hpnctl: --pod 5: the plan has 0 to 0\n"},
       {"--rail 0", "hpnctl: --rail 0: the plan has 1 to 2\n"},
@@ -934,7 +932,7 @@ TEST_CASE("cli/devices: a filter value the plan has no device of exits 2 with th
 
 TEST_CASE("cli/export: --format as every other command takes it, the positional form the same", "[cli][export]") {
   TempDir cwd;
-  plan_ok(lab_spec(), cwd / "plan", cwd.path());
+  plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
   RunResult option = run_hpnctl("export --format batfish --blueprint plan", cwd.path());
   RunResult positional = run_hpnctl("export batfish --blueprint plan", cwd.path());
   REQUIRE(option.exit_code == 0);

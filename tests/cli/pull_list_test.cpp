@@ -19,8 +19,6 @@ namespace {
 using namespace hpn::test;
 using Rows = std::vector<std::vector<std::string>>;
 
-std::string lab_spec() { return "'" + source_path("examples/lab-pod.yaml").string() + "'"; }
-
 void plan(const std::string& spec_arg, const TempDir& cwd) {
   RunResult r = run_hpnctl("plan " + spec_arg + " -o plan -q", cwd.path());
   INFO(r.err);
@@ -84,7 +82,7 @@ nlohmann::json json_of(const RunResult& r) {
 
 TEST_CASE("cli/plan: cabling.csv's racks and units are the devices' own for every cable", "[cli][plan][pull-list]") {
   TempDir cwd;
-  plan(lab_spec(), cwd);
+  plan(lab_spec_arg(), cwd);
   const std::string sheet = read_file(cwd / "plan/cabling.csv");
   // The old columns first, as readers keyed by position knew them; the new ones after.
   CHECK(header_of(sheet) ==
@@ -232,7 +230,7 @@ TEST_CASE("cli/devices: --rack lists the rack's devices by unit", "[cli][devices
 
 TEST_CASE("cli/cables: an unknown rack exits 2 with the closest name and the plan's racks", "[cli][cables][pull-list]") {
   TempDir cwd;
-  plan(lab_spec(), cwd);
+  plan(lab_spec_arg(), cwd);
   const Rows racks = query(cwd / "plan/blueprint.db", "SELECT name FROM racks ORDER BY hall, row, position");
   REQUIRE(racks.size() == 14);
   REQUIRE(racks.front()[0] == "H0-R00-00");
@@ -253,7 +251,7 @@ TEST_CASE("cli/cables: an unknown rack exits 2 with the closest name and the pla
 
 TEST_CASE("cli/cables: --kind, --state, --pod and --segment select cables by an end's device", "[cli][cables]") {
   TempDir cwd;
-  plan(lab_spec(), cwd);
+  plan(lab_spec_arg(), cwd);
   const fs::path db = cwd / "plan/blueprint.db";
   auto ids = [](const nlohmann::json& list) {
     std::set<std::string> out;
@@ -291,7 +289,7 @@ TEST_CASE("cli/cables: --kind, --state, --pod and --segment select cables by an 
 
 TEST_CASE("cli/cable: the stocked cord beside the estimated length, in every format", "[cli][cable][pull-list]") {
   TempDir cwd;
-  plan(lab_spec(), cwd);
+  plan(lab_spec_arg(), cwd);
   std::map<std::string, std::map<std::string, std::string>> cable;
   for (const auto& c : records(read_file(cwd / "plan/cabling.csv"))) cable[c.at("cable_id")] = c;
   // C0H00001 runs 8 m and is pulled as the 10 m cord (the default bins).

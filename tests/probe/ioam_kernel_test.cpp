@@ -26,10 +26,6 @@ using namespace hpn::probe;
 
 namespace {
 
-bool shell(const std::string& script) {
-  return std::system(("set -e\n" + script).c_str()) == 0;
-}
-
 // The namespaces live as long as this object.
 struct Lab {
   std::string prefix = "hpnprobe" + std::to_string(getpid());
@@ -73,7 +69,7 @@ struct Lab {
     };
     router("r1", 5, "a1", 11, "b0", 12);
     router("r2", 6, "b1", 21, "c0", 22);
-    ready = shell(s);
+    ready = hpn::test::shell_ok(s);
   }
   ~Lab() {
     std::string s;

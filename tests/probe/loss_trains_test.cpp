@@ -28,14 +28,6 @@ double binomial_at_least(std::int64_t n, double p, std::int64_t k) {
   return 1 - below;
 }
 
-std::vector<int> all_hosts(const Blueprint& bp) {
-  std::vector<int> hosts;
-  for (std::size_t d = 0; d < bp.devices.size(); ++d) {
-    if (bp.devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
-  }
-  return hosts;
-}
-
 }  // namespace
 
 TEST_CASE("probe/loss trains: with no background, the attempts that show three losses and the warning rate with "
@@ -120,7 +112,7 @@ TEST_CASE("probe/loss trains: at the attempts sized, simulated runs of the test 
 TEST_CASE("probe/loss trains: on each ToR every host cable is crossed each way by two trains of two partners") {
   LabFixture lab;
   const FabricIndex& f = *lab.fabric;
-  const auto pairs = probe::ring_pairs(lab.bp(), all_hosts(lab.bp()));
+  const auto pairs = probe::ring_pairs(lab.bp(), lab.hosts());
   std::map<int, std::set<int>> out_partners, in_partners;  // host cable -> partner hosts
   for (const auto& t : pairs) {
     const int from = f.cable_at({t.src_host, f.port_by_name(t.src_host, t.src_port)}).cable;
@@ -144,7 +136,7 @@ TEST_CASE("probe/loss trains: on each ToR every host cable is crossed each way b
   for (const auto& [cable, partners] : out_partners) CHECK(partners.size() == 2);
   for (const auto& [cable, partners] : in_partners) CHECK(partners.size() == 2);
   // A pod of two segments has no segment beyond the next: no spread trains.
-  CHECK(probe::spread_pairs(lab.bp(), all_hosts(lab.bp())).empty());
+  CHECK(probe::spread_pairs(lab.bp(), lab.hosts()).empty());
 }
 
 TEST_CASE("probe/loss trains: on the default pod the spread trains reach every other segment but the next") {

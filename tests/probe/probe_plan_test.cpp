@@ -43,12 +43,6 @@ std::vector<probe::Observation> adaptive(const LabFixture& lab, const std::vecto
   return seen;
 }
 
-std::vector<int> all_hosts(const Blueprint& bp) {
-  std::vector<int> hosts;
-  for (size_t i = 0; i < bp.devices.size(); ++i) if (bp.devices[i].role == Role::host) hosts.push_back(static_cast<int>(i));
-  return hosts;
-}
-
 }  // namespace
 
 TEST_CASE("probe/plan: scopes parse and resolve to hosts, with clear errors") {
@@ -76,7 +70,7 @@ TEST_CASE("probe/plan: scopes parse and resolve to hosts, with clear errors") {
 
 TEST_CASE("probe/plan: every host port is a sender, k probes per pair, each with its own source port") {
   LabFixture lab;
-  auto plan = probe::initial_plan(lab.bp(), all_hosts(lab.bp()));
+  auto plan = probe::initial_plan(lab.bp(), lab.hosts());
   std::set<std::pair<int, std::string>> senders;
   std::set<int> ports;
   for (const auto& t : plan) {
@@ -92,7 +86,7 @@ TEST_CASE("probe/plan: every host port is a sender, k probes per pair, each with
 TEST_CASE("probe/plan: adaptive rounds cover every cable in scope both ways and the diff finds the wiring clean") {
   LabFixture lab;
   int rounds = 0;
-  auto seen = adaptive(lab, all_hosts(lab.bp()), &rounds);
+  auto seen = adaptive(lab, lab.hosts(), &rounds);
   auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen));
   CHECK(r.findings.empty());
   CHECK(r.summary.cables_verified == 96);
@@ -109,7 +103,7 @@ TEST_CASE("probe/plan: with a ToR uplink gone, rounds stop short of the bound on
   int c = lab.cable_from("tor-p0-s01-r2a", "etp6");
   lab.wiring[c].z = {};
   int rounds = 0;
-  auto seen = adaptive(lab, all_hosts(lab.bp()), &rounds);
+  auto seen = adaptive(lab, lab.hosts(), &rounds);
   // The ToR's pairs hash over its uplink group enough, in the first round,
   // that a member no trace crossed is missing beyond the chance squared:
   // no more rounds to the bound (8) for it.
@@ -124,7 +118,7 @@ TEST_CASE("probe/plan: with a ToR uplink gone, rounds stop short of the bound on
 TEST_CASE("probe/plan: learned source-port sets take paths that share no switch-to-switch link") {
   LabFixture lab;
   int rounds = 0;
-  auto seen = adaptive(lab, all_hosts(lab.bp()), &rounds);
+  auto seen = adaptive(lab, lab.hosts(), &rounds);
   auto paths = probe::learn_disjoint_paths(lab.bp(), seen);
   REQUIRE_FALSE(paths.entries.empty());
   validator::FabricModel model(*lab.fabric, lab.wiring);

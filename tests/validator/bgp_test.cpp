@@ -10,10 +10,12 @@
 #include "blueprint/mac.h"
 #include "golden_messages.h"
 #include "lab_fixture.h"
+#include "support/findings.h"
 #include "validator/bgp.h"
 
 using namespace hpn;
 using hpn::test::LabFixture;
+using hpn::test::finding_cable_ids;
 using nlohmann::json;
 using validator::BgpDump;
 using validator::BgpSession;
@@ -99,12 +101,6 @@ std::string cable_id(const LabFixture& lab, const std::string& device, const std
   return "";
 }
 
-std::vector<std::string> ids(const LabFixture& lab, const validator::Finding& f) {
-  std::vector<std::string> out;
-  for (int c : f.cables) out.push_back(lab.plan.blueprint.cables[c].id);
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("validator/bgp: FRR's neighbour dump is read, its words for 'unknown' taken as such", "[validator][bgp]") {
@@ -163,7 +159,7 @@ TEST_CASE("validator/bgp: a cable broken one way is unidirectional: one end hear
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
   CHECK(f.kind == "unidirectional");
-  CHECK(ids(lab, f) == std::vector<std::string>{cable_id(lab, tor.device, tor.port)});
+  CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{cable_id(lab, tor.device, tor.port)});
   CHECK(f.observed == "agg-p0-1-01:etp1 -> tor-p0-s00-r1a:etp6 only");
   CHECK(f.message.find("; tor-p0-s00-r1a:etp6 hears agg-p0-1-01:etp1, agg-p0-1-01:etp1 hears nothing from "
                        "tor-p0-s00-r1a:etp6, so their BGP session cannot form") != std::string::npos);
@@ -181,7 +177,7 @@ TEST_CASE("validator/bgp: neither end hearing the other is missing, and the sess
   }));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "missing");
-  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{cable_id(lab, core.device, core.port)});
+  CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{cable_id(lab, core.device, core.port)});
   CHECK(r.findings[0].message.find("BGP runs at both ends and neither hears the other") != std::string::npos);
 }
 
@@ -209,7 +205,7 @@ TEST_CASE("validator/bgp: a link gone dark after its session was up is missing, 
   }));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "missing");
-  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{cable_id(lab, tor.device, tor.port)});
+  CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{cable_id(lab, tor.device, tor.port)});
 }
 
 TEST_CASE("validator/bgp: two uplinks exchanged are one swapped finding, found from the sessions' addresses",
@@ -225,7 +221,7 @@ TEST_CASE("validator/bgp: two uplinks exchanged are one swapped finding, found f
   }));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "swapped");
-  auto got = ids(lab, r.findings[0]);
+  auto got = finding_cable_ids(lab.bp(), r.findings[0]);
   std::sort(got.begin(), got.end());
   CHECK(got == std::vector<std::string>{cable_id(lab, t5.device, t5.port), cable_id(lab, t6.device, t6.port)});
 }
@@ -276,7 +272,7 @@ TEST_CASE("validator/bgp: an aggregation uplink moved to the other plane's core 
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
   CHECK(f.kind == "plane-violation");
-  CHECK(ids(lab, f) == std::vector<std::string>{cable_id(lab, agg.device, agg.port)});
+  CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{cable_id(lab, agg.device, agg.port)});
   CHECK(f.message == "cable " + cable_id(lab, agg.device, agg.port) +
                      " from agg-p0-1-00:etp7 (plane 1) lands on core-2-00:etp5 in plane 2: the core keeps the planes "
                      "apart, an aggregation switch's uplinks stay in its own plane; move it to " + was.device + ":" +

@@ -5,24 +5,14 @@
 #include <fmt/format.h>
 
 #include "lab_fixture.h"
+#include "support/findings.h"
 
 using namespace hpn;
 using hpn::test::LabFixture;
+using hpn::test::finding_cable_ids;
+using hpn::test::findings_text;
 
 namespace {
-
-std::string kinds(const validator::Report& r) {
-  std::string s;
-  for (const auto& f : r.findings) s += f.kind + (f.kind == "lossy" ? " (" + f.message + ")" : "") + " ";
-  return s;
-}
-
-std::vector<std::string> ids(const LabFixture& lab, const validator::Finding& f) {
-  std::vector<std::string> out;
-  for (int c : f.cables) out.push_back(lab.bp().cables[c].id);
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 // Moves the z-end of `cable` to `to`.
 void reroute(LabFixture& lab, int cable, PortRef to) { lab.wiring[cable].z = to; }
@@ -32,7 +22,7 @@ void reroute(LabFixture& lab, int cable, PortRef to) { lab.wiring[cable].z = to;
 TEST_CASE("validator/diff: the planned wiring gives no finding") {
   LabFixture lab;
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   CHECK(r.findings.empty());
   CHECK(r.clean());
   CHECK(r.summary.cables_in_scope == 64 + 32);  // host cables and ToR uplinks; one pod: no core traffic
@@ -47,12 +37,12 @@ TEST_CASE("validator/diff: two host cables swapped on one ToR are one finding na
   int b = lab.cable_from("host-p0-s00-h001", "nic1p1");  // -> tor-p0-s00-r1a:etp1b
   std::swap(lab.wiring[a].z, lab.wiring[b].z);
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
   CHECK(f.kind == "swapped");
   CHECK(f.severity == "critical");
-  CHECK(ids(lab, f) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+  CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   CHECK(f.message == "cables " + lab.bp().cables[a].id + " and " + lab.bp().cables[b].id +
                          " are swapped at tor-p0-s00-r1a: etp1a and etp1b hold each other's cable; swap them back");
 }
@@ -63,10 +53,10 @@ TEST_CASE("validator/diff: two ToR uplinks swapped are one finding naming both")
   int b = lab.cable_from("tor-p0-s00-r1a", "etp6");  // -> agg-p0-1-01
   std::swap(lab.wiring[a].z, lab.wiring[b].z);
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "swapped");
-  CHECK(ids(lab, r.findings[0]).size() == 2);
+  CHECK(finding_cable_ids(lab.bp(), r.findings[0]).size() == 2);
 }
 
 TEST_CASE("validator/diff: a cable landing on the wrong aggregation switch") {
@@ -74,11 +64,11 @@ TEST_CASE("validator/diff: a cable landing on the wrong aggregation switch") {
   int c = lab.cable_from("tor-p0-s00-r1a", "etp5");  // planned to agg-p0-1-00:etp1
   reroute(lab, c, lab.port("agg-p0-1-01", "etp5"));  // a spare port of another agg
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
   CHECK(f.kind == "wrong-device");
-  CHECK(ids(lab, f) == std::vector<std::string>{lab.bp().cables[c].id});
+  CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{lab.bp().cables[c].id});
   CHECK(f.observed == "tor-p0-s00-r1a:etp5 -- agg-p0-1-01:etp5");
   CHECK(f.message == "cable " + lab.bp().cables[c].id + " from tor-p0-s00-r1a:etp5 lands on "
                      "agg-p0-1-01:etp5 instead of agg-p0-1-00:etp1; re-run it to agg-p0-1-00:etp1");
@@ -89,7 +79,7 @@ TEST_CASE("validator/diff: a cable on the right switch but the wrong port") {
   int c = lab.cable_from("tor-p0-s00-r1a", "etp5");
   reroute(lab, c, lab.port("agg-p0-1-00", "etp6"));
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "wrong-port");
   CHECK(r.findings[0].message == "cable " + lab.bp().cables[c].id +
@@ -102,10 +92,10 @@ TEST_CASE("validator/diff: a missing host cable and a missing ToR uplink") {
     int c = host ? lab.cable_from("host-p0-s01-h002", "nic2p2") : lab.cable_from("tor-p0-s01-r2b", "etp7");
     lab.wiring[c].z = {};  // not there
     auto r = lab.verify();
-    INFO(kinds(r));
+    INFO(findings_text(r));
     REQUIRE(r.findings.size() == 1);
     CHECK(r.findings[0].kind == "missing");
-    CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
+    CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
     const auto& e = r.evidence[c];
     CHECK(e.dir[0].received == 0);
     CHECK(e.dir[1].received == 0);
@@ -120,7 +110,7 @@ TEST_CASE("validator/diff: a dark cable is missing light both ways") {
   auto r = lab.verify();
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "missing");
-  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
+  CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
 }
 
 TEST_CASE("validator/diff: one direction dropped is unidirectional, naming the dead direction") {
@@ -128,7 +118,7 @@ TEST_CASE("validator/diff: one direction dropped is unidirectional, naming the d
   int c = lab.cable_from("host-p0-s00-h004", "nic2p1");
   lab.wiring[c].fault = "drop-a-z";  // NIC -> ToR broken, as in HPN §10
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "unidirectional");
   CHECK(r.findings[0].observed == "tor-p0-s00-r2a:etp3a -> host-p0-s00-h004:nic2p1 only");
@@ -139,10 +129,10 @@ TEST_CASE("validator/diff: one direction dropped is unidirectional, naming the d
   int u = up.cable_from("tor-p0-s01-r1b", "etp8");
   up.wiring[u].fault = "drop-a-z";
   auto ru = up.verify();
-  INFO(kinds(ru));
+  INFO(findings_text(ru));
   REQUIRE(ru.findings.size() == 1);
   CHECK(ru.findings[0].kind == "unidirectional");
-  CHECK(ids(up, ru.findings[0]) == std::vector<std::string>{up.bp().cables[u].id});
+  CHECK(finding_cable_ids(up.bp(), ru.findings[0]) == std::vector<std::string>{up.bp().cables[u].id});
 }
 
 TEST_CASE("validator/diff: both ports of a NIC on one ToR is a plane violation") {
@@ -150,10 +140,10 @@ TEST_CASE("validator/diff: both ports of a NIC on one ToR is a plane violation")
   int c = lab.cable_from("host-p0-s00-h000", "nic1p2");  // planned to tor-p0-s00-r1b:etp1a
   reroute(lab, c, lab.port("tor-p0-s00-r1a", "etp9"));
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "plane-violation");
-  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
+  CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
   CHECK(r.findings[0].message == "cable " + lab.bp().cables[c].id + " from host-p0-s00-h000:nic1p2 lands on "
                                  "tor-p0-s00-r1a:etp9 in plane 1, so both ports of NIC 1 reach one plane; move it to "
                                  "tor-p0-s00-r1b:etp1a in plane 2");
@@ -164,7 +154,7 @@ TEST_CASE("validator/diff: a NIC on another rail's ToR is a rail violation") {
   int c = lab.cable_from("host-p0-s00-h000", "nic1p1");
   reroute(lab, c, lab.port("tor-p0-s00-r2a", "etp9"));
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "rail-violation");
 }
@@ -175,7 +165,7 @@ TEST_CASE("validator/diff: an extra cable between spare ports is unplanned") {
   // Traffic only crosses it if routing uses it: the ToR hashes over all its
   // uplinks, so it does.
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "unplanned");
   CHECK(r.findings[0].cables.empty());
@@ -290,11 +280,11 @@ TEST_CASE("validator/diff: two host cables exchanged across rails are one rail-v
   const PortRef to_a = lab.wiring[a].z, to_b = lab.wiring[b].z;
   std::swap(lab.wiring[a].z, lab.wiring[b].z);
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
   CHECK(f.kind == "rail-violation");
-  CHECK(ids(lab, f) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+  CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   const std::string ca = lab.bp().cables[a].id, cb = lab.bp().cables[b].id;
   CHECK(f.message == fmt::format("cables {} and {} are exchanged across rails: {} from host-p0-s00-h000:nic1p1 lands on "
                                  "{}, where {} belongs, and {} from host-p0-s00-h001:nic2p1 lands on {}, where {} "
@@ -308,10 +298,10 @@ TEST_CASE("validator/diff: two host cables exchanged across planes are one plane
   int b = lab.cable_from("host-p0-s00-h001", "nic1p2");  // -> tor-p0-s00-r1b (plane 2)
   std::swap(lab.wiring[a].z, lab.wiring[b].z);
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == "plane-violation");
-  CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+  CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   CHECK(r.findings[0].message.find(" are exchanged across planes: ") != std::string::npos);
 }
 
@@ -322,7 +312,7 @@ TEST_CASE("validator/diff: two cables exchanged between two devices say where ea
   const PortRef to_a = lab.wiring[a].z, to_b = lab.wiring[b].z;
   std::swap(lab.wiring[a].z, lab.wiring[b].z);
   auto r = lab.verify();
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
   CHECK(f.kind == "swapped");

@@ -29,6 +29,14 @@ struct LabFixture {
   }
 
   const Blueprint& bp() const { return plan.blueprint; }
+  // Every host's device index, in plan order.
+  std::vector<int> hosts() const {
+    std::vector<int> out;
+    for (size_t d = 0; d < bp().devices.size(); ++d) {
+      if (bp().devices[d].role == Role::host) out.push_back(static_cast<int>(d));
+    }
+    return out;
+  }
   int cable(const std::string& id) const {
     for (size_t i = 0; i < bp().cables.size(); ++i) if (bp().cables[i].id == id) return static_cast<int>(i);
     FAIL("no cable " << id);

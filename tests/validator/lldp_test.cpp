@@ -15,11 +15,15 @@
 #include <random>
 
 #include "lab_fixture.h"
+#include "support/findings.h"
 #include "planner/plan_output.h"
 #include "validator/lldp.h"
 
 using namespace hpn;
 using hpn::test::LabFixture;
+using hpn::test::finding_cable_ids;
+using hpn::test::findings_text;
+using hpn::test::serious_findings;
 using validator::LldpDump;
 using validator::LldpMatch;
 
@@ -61,28 +65,6 @@ validator::Report diff_lldp(const LabFixture& lab, const std::vector<LldpDump>& 
 // clean (validator::Report::clean() needs every cable in scope verified).
 bool no_fault(const validator::Report& r) {
   return std::all_of(r.findings.begin(), r.findings.end(), [](const auto& f) { return f.severity == "info"; });
-}
-
-std::string kinds(const validator::Report& r) {
-  std::string s;
-  for (const auto& f : r.findings) s += f.kind + " ";
-  return s;
-}
-
-std::vector<std::string> ids(const LabFixture& lab, const validator::Finding& f) {
-  std::vector<std::string> out;
-  for (int c : f.cables) out.push_back(lab.bp().cables[c].id);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-// The findings above severity info.
-std::vector<const validator::Finding*> serious(const validator::Report& r) {
-  std::vector<const validator::Finding*> out;
-  for (const auto& f : r.findings) {
-    if (f.severity != "info") out.push_back(&f);
-  }
-  return out;
 }
 
 // Drops the neighbour entry heard on `port` from the dump of `device`.
@@ -162,7 +144,7 @@ TEST_CASE("validator/lldp: a dump with no neighbour and one with a domain name")
 TEST_CASE("validator/lldp: the planned wiring's dumps verify every cable both ways") {
   LabFixture lab;
   auto r = diff_lldp(lab, dumps_in("planned"));
-  INFO(kinds(r));
+  INFO(findings_text(r));
   CHECK(r.findings.empty());
   CHECK(r.clean());
   CHECK(r.summary.cables_in_scope == 112);  // LLDP sees the core cables too
@@ -179,7 +161,7 @@ TEST_CASE("validator/lldp: together with the probes, the planned wiring is still
   LabFixture lab;
   auto probes = lab.observe();
   auto r = diff_lldp(lab, dumps_in("planned"), LldpMatch::port_description, probes);
-  INFO(kinds(r));
+  INFO(findings_text(r));
   CHECK(r.findings.empty());
   CHECK(r.summary.cables_verified == 112);
   CHECK(r.summary.observations == static_cast<int64_t>(probes.size()) + 224);
@@ -191,7 +173,7 @@ TEST_CASE("validator/lldp: a device without a dump leaves its cables unobserved,
   dumps.erase(std::remove_if(dumps.begin(), dumps.end(), [](const auto& d) { return d.device == "host-p0-s00-h003"; }),
               dumps.end());
   auto r = diff_lldp(lab, dumps);
-  INFO(kinds(r));
+  INFO(findings_text(r));
   CHECK(no_fault(r));
   CHECK_FALSE(r.clean());  // four cables unverified: no verdict on them
   REQUIRE(r.findings.size() == 4);  // its 4 back-end ports, each heard by its ToR only
@@ -215,12 +197,12 @@ TEST_CASE("validator/lldp: one end not hearing the other is unidirectional") {
   auto dumps = dumps_in("planned");
   forget(dumps, "tor-p0-s00-r2a", "etp3a");  // the ToR does not hear host-p0-s00-h004:nic2p1
   auto r = diff_lldp(lab, dumps);
-  INFO(kinds(r));
+  INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
   CHECK(f.kind == "unidirectional");
   int c = lab.cable_from("host-p0-s00-h004", "nic2p1");
-  CHECK(ids(lab, f) == std::vector<std::string>{lab.bp().cables[c].id});
+  CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{lab.bp().cables[c].id});
   CHECK(f.observed == "tor-p0-s00-r2a:etp3a -> host-p0-s00-h004:nic2p1 only");
   CHECK(f.message == "cable " + lab.bp().cables[c].id +
                          " carries tor-p0-s00-r2a:etp3a -> host-p0-s00-h004:nic2p1 but nothing "
@@ -241,11 +223,11 @@ TEST_CASE("validator/lldp: one end not hearing the other is unidirectional") {
 TEST_CASE("validator/lldp: captured dumps of a swap give the probes' swapped finding") {
   LabFixture lab;
   auto r = diff_lldp(lab, dumps_in("swap"));
-  INFO(kinds(r));
-  auto bad = serious(r);
+  INFO(findings_text(r));
+  auto bad = serious_findings(r);
   REQUIRE(bad.size() == 1);
   CHECK(bad[0]->kind == "swapped");
-  CHECK(ids(lab, *bad[0]) == std::vector<std::string>{"C0H00001", "C0H00005"});
+  CHECK(finding_cable_ids(lab.bp(), *bad[0]) == std::vector<std::string>{"C0H00001", "C0H00005"});
   CHECK(bad[0]->message == "cables C0H00001 and C0H00005 are swapped at tor-p0-s00-r1a: etp1a and etp1b hold "
                            "each other's cable; swap them back");
   // The rest of the three devices' cables were heard from their end only:
@@ -259,11 +241,11 @@ TEST_CASE("validator/lldp: captured dumps of a swap give the probes' swapped fin
 TEST_CASE("validator/lldp: captured dumps of a missing cable give missing") {
   LabFixture lab;
   auto r = diff_lldp(lab, dumps_in("missing"));
-  INFO(kinds(r));
-  auto bad = serious(r);
+  INFO(findings_text(r));
+  auto bad = serious_findings(r);
   REQUIRE(bad.size() == 1);
   CHECK(bad[0]->kind == "missing");
-  CHECK(ids(lab, *bad[0]) == std::vector<std::string>{"C0H00044"});
+  CHECK(finding_cable_ids(lab.bp(), *bad[0]) == std::vector<std::string>{"C0H00044"});
 }
 
 TEST_CASE("validator/lldp: matching on the port ID or the description") {
@@ -275,7 +257,7 @@ TEST_CASE("validator/lldp: matching on the port ID or the description") {
   CHECK(switches[2].neighbours[0].port_id == "nic1p1");
   CHECK(switches[2].neighbours[0].port_descr == "to-tor-p0-s00-r1a:etp1a");
   auto by_id = diff_lldp(lab, switches, LldpMatch::port_id);
-  INFO(kinds(by_id));
+  INFO(findings_text(by_id));
   CHECK(no_fault(by_id));
   CHECK_FALSE(by_id.clean());  // cables unobserved
   CHECK(by_id.summary.cables_verified == 2);  // h000 and h001 nic1p1, the ToR's other ports heard one way
@@ -283,7 +265,7 @@ TEST_CASE("validator/lldp: matching on the port ID or the description") {
 
   // The descriptions name no port: nothing is decided, and nothing is missing.
   auto by_descr = diff_lldp(lab, switches, LldpMatch::port_description);
-  INFO(kinds(by_descr));
+  INFO(findings_text(by_descr));
   CHECK(no_fault(by_descr));
   CHECK_FALSE(by_descr.clean());  // cables unobserved
   CHECK(by_descr.summary.cables_verified == 0);

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "lab_fixture.h"
+#include "support/findings.h"
 #include "probe/loss_tomography.h"
 #include "probe/loss_trains.h"
 #include "probe/probe_plan.h"
@@ -21,6 +22,8 @@
 
 using namespace hpn;
 using hpn::test::LabFixture;
+using hpn::test::findings_text;
+using hpn::test::serious_findings;
 
 namespace {
 
@@ -65,18 +68,6 @@ std::vector<std::string> lossy(const LabFixture& lab, const validator::Report& r
   }
   std::sort(out.begin(), out.end());
   return out;
-}
-
-// Findings above info: what makes a run not clean.
-int serious(const validator::Report& r) {
-  return static_cast<int>(std::count_if(r.findings.begin(), r.findings.end(),
-                                        [](const auto& f) { return f.severity != "info"; }));
-}
-
-std::string kinds(const validator::Report& r) {
-  std::string s;
-  for (const auto& f : r.findings) s += f.kind + " (" + f.message + ")\n";
-  return s;
 }
 
 }  // namespace
@@ -143,7 +134,7 @@ TEST_CASE("validator/lossy: a burst lost from one train is no lossy cable, at an
     options.silence.attempts = 3;
     const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen), options);
     INFO("seed " << seed << ", background " << background << ", " << burst << " lost from the train of "
-                 << hit.src_device << " to " << hit.dst_device << "\n" << kinds(r));
+                 << hit.src_device << " to " << hit.dst_device << "\n" << findings_text(r));
     CHECK(lossy(lab, r) == std::vector<std::string>{want});
   }
 }
@@ -159,11 +150,11 @@ TEST_CASE("validator/lossy: an uplink losing 30% one way and a host cable 50% th
     how.background = background;
     how.seed = 11;
     const auto r = probe_and_diff(lab, how);
-    INFO("background " << background << "\n" << kinds(r));
+    INFO("background " << background << "\n" << findings_text(r));
     std::vector<std::string> want{lab.bp().cables[uplink].id + " a-z", lab.bp().cables[host].id + " z-a"};
     std::sort(want.begin(), want.end());
     CHECK(lossy(lab, r) == want);
-    CHECK(serious(r) == 2);
+    CHECK(serious_findings(r).size() == 2);
     CHECK_FALSE(r.clean());
     for (const auto& f : r.findings) {
       if (f.kind != "lossy") continue;
@@ -190,7 +181,7 @@ TEST_CASE("validator/lossy: background loss alone is the baseline, never a findi
       how.background = background;
       how.seed = seed;
       const auto r = probe_and_diff(lab, how);
-      INFO("background " << background << " seed " << seed << "\n" << kinds(r));
+      INFO("background " << background << " seed " << seed << "\n" << findings_text(r));
       CHECK(lossy(lab, r).empty());
       CHECK(r.summary.baseline_loss == Approx(background).margin(background / 2));
     }
@@ -205,7 +196,7 @@ TEST_CASE("validator/lossy: retries do not hide loss: every datagram of every tr
   how.seed = 5;
   how.attempts = 3;
   const auto r = probe_and_diff(lab, how);
-  INFO(kinds(r));
+  INFO(findings_text(r));
   // Nearly every probe comes back within three attempts, so a count of
   // probes lost would see almost nothing; the trains' datagrams show the
   // 30%, each lost one counted.
@@ -225,9 +216,9 @@ TEST_CASE("validator/lossy: a cable another finding names is not also lossy") {
   how.background = 0.02;
   how.seed = 9;
   const auto r = probe_and_diff(lab, how);
-  INFO(kinds(r));
+  INFO(findings_text(r));
   CHECK(lossy(lab, r).empty());
-  REQUIRE(serious(r) == 2);
+  REQUIRE(serious_findings(r).size() == 2);
   CHECK(r.findings[0].kind == "missing");
   CHECK(r.findings[0].cables == std::vector<int>{dark});
   CHECK(r.findings[1].kind == "unidirectional");
@@ -309,7 +300,7 @@ TEST_CASE("validator/lossy: above --lossy-max-background no cable is judged loss
   how.seed = 11;
   how.max_background = 0.01;  // below the run's 3%
   const auto r = probe_and_diff(lab, how);
-  INFO(kinds(r));
+  INFO(findings_text(r));
   CHECK(lossy(lab, r).empty());
   CHECK_FALSE(r.summary.loss_judged);
   CHECK(r.summary.baseline_loss > 0.01);
@@ -353,7 +344,7 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   validator::DiffOptions options;
   options.silence.attempts = 3;
   const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen), options);
-  INFO(kinds(r));
+  INFO(findings_text(r));
   CHECK(lossy(lab, r).empty());
   CHECK(r.summary.loss_undecided >= 1);
   const auto estimate = probe::estimate_loss(probe::collect_loss_evidence(*lab.fabric, seen), lab.bp().cables.size());
