@@ -7,8 +7,12 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
+
+#include "blueprint/staged_dir.h"
 
 #include "cli/completion.h"
 #include "cli/config_command.h"
@@ -115,9 +119,47 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
   return fmt::format("{}{}; see {}", where, what, help);
 }
 
+// The last resort, for an exception nothing caught: one line and exit 3,
+// never an abort with a core dump. Reached through std::terminate (an
+// exception in another thread, or through a noexcept function), nothing
+// unwinds, so the staging directories are removed here.
+[[noreturn]] void die_of_uncaught() {
+  std::string what = "an unknown exception";
+  if (const std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+  } else {
+    what = "std::terminate without an exception";
+  }
+  hpn::remove_staging_directories();
+  hpn::cli::fail(hpn::cli::kEnvironmentError, fmt::format("internal error: {}; please report it", what));
+  std::_Exit(hpn::cli::kEnvironmentError);
+}
+
+int run(int argc, char** argv);
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::set_terminate(die_of_uncaught);
+  // An exception out of a command: its stack has unwound (staging
+  // directories removed by their destructors) when it gets here.
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    return hpn::cli::fail(hpn::cli::kEnvironmentError, fmt::format("internal error: {}; please report it", e.what()));
+  } catch (...) {
+    return hpn::cli::fail(hpn::cli::kEnvironmentError, "internal error: an unknown exception; please report it");
+  }
+}
+
+namespace {
+
+int run(int argc, char** argv) {
   using namespace hpn::cli;
   CLI::App app{"hpnctl: plan, wire and verify the back-end network of an Alibaba HPN GPU cluster"};
   app.formatter(std::make_shared<WrappingFormatter>());  // before the commands: they copy it
@@ -169,3 +211,5 @@ int main(int argc, char** argv) {
   }
   return exit_code >= 0 ? exit_code : kInputError;
 }
+
+}  // namespace
