@@ -49,7 +49,7 @@ std::vector<LldpDump> dumps_in(const std::string& dir) {
 
 validator::Report diff_lldp(const LabFixture& lab, const std::vector<LldpDump>& dumps,
                             LldpMatch match = LldpMatch::port_description,
-                            const std::vector<probe::Observation>& probes = {}) {
+                            const probe::ObservationSet& probes = {}) {
   auto w = validator::collect_witnesses(*lab.fabric, probes);
   auto added = validator::add_lldp_witnesses(*lab.fabric, dumps, match, w);
   INFO((added.ok() ? "" : added.error().message));
