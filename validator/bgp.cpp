@@ -91,6 +91,7 @@ class SessionReader {
 }  // namespace
 
 Result<std::vector<BgpSession>> parse_bgp_neighbors(std::string_view bytes, std::string_view source) {
+  if (auto st = check_dump_shape(bytes, source, "a BGP neighbour dump"); !st) return st.error();
   json root;
   try {
     root = json::parse(bytes.begin(), bytes.end());

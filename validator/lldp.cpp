@@ -152,6 +152,7 @@ class Json0Reader {
 }  // namespace
 
 Result<std::vector<LldpNeighbour>> parse_lldp_json(std::string_view bytes, std::string_view source) {
+  if (auto st = check_dump_shape(bytes, source, "an LLDP neighbour dump"); !st) return st.error();
   json root;
   try {
     root = json::parse(bytes.begin(), bytes.end());

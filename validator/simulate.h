@@ -35,7 +35,7 @@ struct WiredCable {
 // attempt, and the receiver's record of every attempt that arrived, as its
 // listener writes them.
 struct AgentProbe {
-  std::vector<probe::Observation> sender, receiver;
+  std::vector<probe::ObservationRecord> sender, receiver;
 };
 
 // The blueprint's own wiring.
@@ -47,7 +47,7 @@ class FabricModel {
 
   // One probe from `host`'s port `port` to `dst`'s NIC `nic`, and the
   // listener's reply out of the port it arrived on. Lost probes get no reply.
-  std::vector<probe::Observation> probe(int host, int port, int dst, int nic, int src_udp_port,
+  std::vector<probe::ObservationRecord> probe(int host, int port, int dst, int nic, int src_udp_port,
                                         uint64_t probe_id);
 
   // A switch probe (probe::switch_probes()): from `host`'s port `port` to
@@ -57,7 +57,7 @@ class FabricModel {
   // one, else over an uplink its hash picks among those whose aggregation
   // switch is cabled to `target` (where its route comes from); an
   // aggregation switch over its cable to `target`. The "expired" observation, received or lost.
-  probe::Observation switch_probe(int host, int port, int target, const std::string& loopback, int src_udp_port,
+  probe::ObservationRecord switch_probe(int host, int port, int target, const std::string& loopback, int src_udp_port,
                                   uint64_t probe_id);
 
   // probe(), tried up to `attempts` times while unanswered, as the agent does.
@@ -73,7 +73,7 @@ class FabricModel {
                          int attempts);
 
   // switch_probe(), likewise.
-  probe::Observation agent_switch_probe(int host, int port, int target, const std::string& loopback,
+  probe::ObservationRecord agent_switch_probe(int host, int port, int target, const std::string& loopback,
                                         int src_udp_port, uint64_t probe_id, int attempts);
 
   const FabricIndex& fabric() const { return f_; }
@@ -95,7 +95,7 @@ class FabricModel {
   const Peer* peer(PortRef p) const;
   PortRef route(int device, const std::string& src, const std::string& dst, int dst_host, int nic,
                 int sport, int dport) const;
-  probe::Observation send(PortRef from, const std::string& src_address, int dst_host, int nic,
+  probe::ObservationRecord send(PortRef from, const std::string& src_address, int dst_host, int nic,
                           const std::string& dst_address, int sport, int dport, uint64_t id,
                           const char* direction);
   std::string address(int host, int nic) const;
@@ -120,7 +120,7 @@ class FabricModel {
 // phase, the loss rounds' trains included), every probe tried up to `attempts` times as
 // the agents try it, the receivers' records added at the end.
 struct SimulatedRun {
-  std::vector<probe::Observation> observations;
+  probe::ObservationSet observations;
   std::int64_t probes = 0;  // probes sent (attempts not counted; a train's report request is its probe)
   std::int64_t train_datagrams = 0;  // the loss rounds' trains' own datagrams
   int rounds = 0;           // host rounds sent

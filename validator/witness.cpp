@@ -24,8 +24,8 @@ class Collector {
     const probe::ResolvedObservation& r = index_.of(o);
     if (o.src_device.empty()) return add_as_receiver(o, r);
     int src = r.src, dst = r.dst;
-    if (src < 0) w_.unknown_devices.insert(o.src_device);
-    if (dst < 0) w_.unknown_devices.insert(o.dst_device);
+    if (src < 0) w_.unknown_devices.insert(std::string(o.src_device));
+    if (dst < 0) w_.unknown_devices.insert(std::string(o.dst_device));
     if (src < 0 || dst < 0) return;
     const Blueprint& bp = f_.blueprint();
     if (o.direction == "expired") return add_expired(o, r);
@@ -101,7 +101,7 @@ class Collector {
   void add_as_receiver(const probe::Observation& o, const probe::ResolvedObservation& r) {
     const int dst = r.dst;
     if (dst < 0) {
-      w_.unknown_devices.insert(o.dst_device);
+      w_.unknown_devices.insert(std::string(o.dst_device));
       return;
     }
     w_.probed_hosts.insert(dst);
@@ -198,7 +198,7 @@ void merge(Witnesses& into, const Witnesses& from) {
 
 }  // namespace
 
-Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs) {
+Witnesses collect_witnesses(const FabricIndex& fabric, const probe::ObservationSet& obs) {
   auto empty = [&] {
     Witnesses w;
     w.cables.resize(fabric.blueprint().cables.size());

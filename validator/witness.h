@@ -75,6 +75,6 @@ struct Witnesses {
   probe::LossEvidence loss;
 };
 
-Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs);
+Witnesses collect_witnesses(const FabricIndex& fabric, const probe::ObservationSet& obs);
 
 }  // namespace hpn::validator

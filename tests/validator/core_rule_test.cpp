@@ -52,7 +52,7 @@ struct TwoPods {
   // A received probe from host-p0-s00-h000:nic1p1 to host-p1-s01-h002's NIC 1,
   // through the core on the sender's first path; `rule_index_shift` moves
   // the core's out-port that many ports along pod 1's group.
-  probe::Observation cross_pod(int rule_index_shift, int* left_cable = nullptr, int* rule_cable = nullptr) const {
+  probe::ObservationRecord cross_pod(int rule_index_shift, int* left_cable = nullptr, int* rule_cable = nullptr) const {
     const PortRef sender = port("host-p0-s00-h000", "nic1p1");
     const int dst = fabric.device_by_name("host-p1-s01-h002");
     const PortRef tor_in = fabric.far_end(sender);
@@ -83,7 +83,7 @@ struct TwoPods {
     }
     REQUIRE(agg2_down.valid());
     const PortRef tor2_in = fabric.far_end(agg2_down);
-    probe::Observation o;
+    probe::ObservationRecord o;
     o.run = "0123456789abcdef";
     o.probe = 1;
     o.direction = "forward";

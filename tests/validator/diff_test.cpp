@@ -176,7 +176,7 @@ TEST_CASE("validator/diff: too few probes is unobserved, never missing") {
   auto all = lab.observe();
   // Keep only the probes of one host port: the rest of the fabric has too
   // little evidence to call anything missing.
-  std::vector<probe::Observation> few;
+  probe::ObservationSet few;
   for (const auto& o : all) {
     if (o.src_device == "host-p0-s00-h000" && o.src_port == "nic1p1" && few.size() < 2) few.push_back(o);
   }
@@ -248,7 +248,7 @@ TEST_CASE("validator/diff: an expired probe witnesses each cable up to the switc
       agg = lab.fabric->far_end(p);
     }
   }
-  probe::Observation o;
+  probe::ObservationRecord o;
   o.run = "r";
   o.direction = "expired";
   o.src_device = bp.devices[host].name;

@@ -27,6 +27,15 @@ using hpn::test::serious_findings;
 
 namespace {
 
+// Records to change by hand (the set holds them as they were added), and
+// back into a set for the readers.
+std::vector<probe::ObservationRecord> records_of(const probe::ObservationSet& set) { return {set.begin(), set.end()}; }
+probe::ObservationSet set_of(const std::vector<probe::ObservationRecord>& records) {
+  probe::ObservationSet set;
+  set.add_all(records);
+  return set;
+}
+
 std::vector<int> all_hosts(const Blueprint& bp) {
   std::vector<int> hosts;
   for (size_t d = 0; d < bp.devices.size(); ++d) {
@@ -115,7 +124,7 @@ TEST_CASE("validator/lossy: a burst lost from one train is no lossy cable, at an
     probe::PlanOptions plan;
     plan.silence.attempts = 3;
     auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
-    std::vector<probe::Observation>& seen = run.observations;
+    std::vector<probe::ObservationRecord> seen = records_of(run.observations);
     std::vector<size_t> counted;
     for (size_t i = 0; i < seen.size(); ++i) {
       const auto& o = seen[i];
@@ -132,7 +141,7 @@ TEST_CASE("validator/lossy: a burst lost from one train is no lossy cable, at an
     hit.arrived -= burst;
     validator::DiffOptions options;
     options.silence.attempts = 3;
-    const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen), options);
+    const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, set_of(seen)), options);
     INFO("seed " << seed << ", background " << background << ", " << burst << " lost from the train of "
                  << hit.src_device << " to " << hit.dst_device << "\n" << findings_text(r));
     CHECK(lossy(lab, r) == std::vector<std::string>{want});
@@ -274,7 +283,7 @@ TEST_CASE("validator/lossy: the JSON report carries the loss, and the observatio
                           (dir.path() / "report.json").string() + "'";
   CHECK(std::system(cmd.c_str()) == 0);
 
-  probe::Observation o;
+  probe::ObservationRecord o;
   o.run = "r";
   o.direction = "forward";
   o.src_device = "h";
@@ -322,7 +331,7 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
   auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
-  std::vector<probe::Observation> seen = std::move(run.observations);
+  std::vector<probe::ObservationRecord> seen = records_of(run.observations);
   // The trains across it, as a sender that heard no report records them.
   std::set<std::pair<std::string, int>> blank;  // (sender's address, source port)
   for (auto& o : seen) {
@@ -337,23 +346,24 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   }
   REQUIRE_FALSE(blank.empty());
   // The receivers' records of those trains, and the replies, are gone too.
-  std::erase_if(seen, [&](const probe::Observation& o) {
+  std::erase_if(seen, [&](const probe::ObservationRecord& o) {
     return o.train > 0 && (o.src_device.empty() || o.direction != "forward") &&
            blank.count({o.src_address, o.src_udp_port}) > 0;
   });
   validator::DiffOptions options;
   options.silence.attempts = 3;
-  const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen), options);
+  const probe::ObservationSet kept = set_of(seen);
+  const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, kept), options);
   INFO(findings_text(r));
   CHECK(lossy(lab, r).empty());
   CHECK(r.summary.loss_undecided >= 1);
-  const auto estimate = probe::estimate_loss(probe::collect_loss_evidence(*lab.fabric, seen), lab.bp().cables.size());
+  const auto estimate = probe::estimate_loss(probe::collect_loss_evidence(*lab.fabric, kept), lab.bp().cables.size());
   CHECK(std::any_of(estimate.undecided.begin(), estimate.undecided.end(), [&](const probe::DirectionLoss& d) {
     return d.cable * 2 + d.direction == down && d.attempts == 0 && d.bound == 1;
   }));
   // The next loss round sends trains over flows traced across it (their
   // paths from the model without the loss, so that none is lost here).
-  const auto next = probe::next_loss_round(lab.bp(), all_hosts(lab.bp()), seen, plan);
+  const auto next = probe::next_loss_round(lab.bp(), all_hosts(lab.bp()), kept, plan);
   lab.wiring[uplink].fault.clear();
   validator::FabricModel clean(*lab.fabric, lab.wiring);
   int across = 0;
@@ -379,8 +389,8 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
   auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
-  std::vector<probe::Observation> seen = std::move(run.observations);
-  const probe::Observation* ring = nullptr;
+  std::vector<probe::ObservationRecord> seen = records_of(run.observations);
+  const probe::ObservationRecord* ring = nullptr;
   for (const auto& o : seen) {
     if (o.train > 0 && !o.src_device.empty() && o.direction == "forward" && o.received &&
         probe::traced_cables(*lab.fabric, o).size() == 2) {
@@ -392,7 +402,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   const std::vector<probe::DirectedCable> path = probe::traced_cables(*lab.fabric, *ring);
   const std::string src = ring->src_device, port = ring->src_port, address = ring->src_address, to = ring->dst_address;
   const int sport = ring->src_udp_port;
-  const auto same_flow = [&](const probe::Observation& o) {
+  const auto same_flow = [&](const probe::ObservationRecord& o) {
     return o.src_address == address && o.src_udp_port == sport && o.dst_address == to;
   };
   int blanked = 0;
@@ -405,10 +415,10 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
     ++blanked;
   }
   REQUIRE(blanked >= 1);
-  std::erase_if(seen, [&](const probe::Observation& o) {
+  std::erase_if(seen, [&](const probe::ObservationRecord& o) {
     return (o.src_device.empty() || o.direction != "forward") && same_flow(o);
   });
-  const probe::LossEvidence e = probe::collect_loss_evidence(*lab.fabric, seen);
+  const probe::LossEvidence e = probe::collect_loss_evidence(*lab.fabric, set_of(seen));
   for (const probe::DirectedCable d : path) {
     INFO(lab.bp().cables[d / 2].id << (d % 2 ? " z-a" : " a-z"));
     CHECK(std::binary_search(e.uncounted.begin(), e.uncounted.end(), d));
