@@ -92,42 +92,56 @@ class Differ {
     if (cable >= 0) cables.push_back(cable);
     std::string observed = link_text(x, y);
     std::string expected = cable >= 0 ? ends(cable) : "no cable";
+    // The cable's end that stayed where the plan has it, the port its
+    // other end landed on, and where that end belongs: a cable moved at
+    // its lower end (a host's, a ToR's uplink end) names it from above.
+    const bool x_moved = cable >= 0 && f_.cable_at(x).cable != cable;
+    const PortRef anchor = x_moved ? y : x, landed = x_moved ? x : y;
+    const std::string from = cable >= 0 ? fmt::format("cable {} from {}", id(cable), f_.name(anchor))
+                                        : "an unplanned cable from " + f_.name(anchor);
+    auto back = [&](const std::string& otherwise) {
+      return cable >= 0 ? f_.name(f_.far_end(anchor)) : otherwise;
+    };
     if (a.role == Role::host && b.role == Role::tor) {
       const PanelPort& port = f_.port(x);
       if (port.nic > 0 && b.rail != port.nic) {
         add("rail-violation", "critical", cables, expected, observed,
-            fmt::format("{} {} (NIC {}) lands on {}, a ToR of rail {}; NIC {} belongs on rail {}{}",
-                        cable >= 0 ? "cable " + id(cable) + " from" : "an unplanned cable from", f_.name(x), port.nic,
-                        f_.name(y), b.rail, port.nic, port.nic,
-                        cable >= 0 ? fmt::format(": move it to {}", f_.name(f_.far_end(x))) : ": remove it"));
+            x_moved ? fmt::format("{} lands on {} (NIC {}), but {} is a ToR of rail {} and NIC {} belongs on rail {}: "
+                                  "move it to {}",
+                                  from, f_.name(landed), port.nic, b.name, b.rail, port.nic, port.nic, back(""))
+                    : fmt::format("{} (NIC {}) lands on {}, a ToR of rail {}; NIC {} belongs on rail {}{}", from,
+                                  port.nic, f_.name(y), b.rail, port.nic, port.nic,
+                                  cable >= 0 ? ": move it to " + back("") : ": remove it"));
         return true;
       }
-      // Port k of a NIC on plane k: its planned ToR says which plane is right.
+      // Port k of a NIC on plane k: the host port's planned ToR says which plane is right.
       PortRef planned = f_.far_end(x);
       int want = planned.valid() ? dev(planned).plane : kNone;
-      if (port.nic > 0 && dual_plane_ && want != kNone && b.plane != want) {
+      if (port.nic > 0 && dual_plane_ && want != kNone && b.plane != want && cable >= 0) {
         add("plane-violation", "critical", cables, expected, observed,
-            fmt::format("cable {} from {} lands on {} in plane {}, so both ports of NIC {} reach one plane; "
-                        "move it to {} in plane {}",
-                        id(cable), f_.name(x), f_.name(y), b.plane, port.nic, f_.name(planned), want));
+            x_moved ? fmt::format("{} lands on {}, whose NIC {} port belongs in plane {}, so both ports of NIC {} "
+                                  "reach plane {}; move it to {}",
+                                  from, f_.name(landed), port.nic, want, port.nic, b.plane, back(""))
+                    : fmt::format("{} lands on {} in plane {}, so both ports of NIC {} reach one plane; "
+                                  "move it to {} in plane {}",
+                                  from, f_.name(y), b.plane, port.nic, f_.name(planned), want));
         return true;
       }
     }
     if (a.role == Role::agg && b.role == Role::core && a.plane != b.plane && dual_plane_) {
       add("plane-violation", "critical", cables, expected, observed,
-          fmt::format("{} {} (plane {}) lands on {} in plane {}: the core keeps the planes apart, an "
+          fmt::format("{} (plane {}) lands on {} in plane {}: the core keeps the planes apart, an "
                       "aggregation switch's uplinks stay in its own plane; move it to {}",
-                      cable >= 0 ? "cable " + id(cable) + " from" : "an unplanned cable from", f_.name(x), a.plane,
-                      f_.name(y), b.plane,
-                      cable >= 0 ? f_.name(f_.far_end(x)) : "a plane-" + std::to_string(a.plane) + " core"));
+                      from, dev(anchor).plane, f_.name(landed), dev(landed).plane,
+                      back("a plane-" + std::to_string(a.plane) + " core")));
       return true;
     }
     if (a.role == Role::tor && b.role == Role::agg && a.plane != b.plane && dual_plane_) {
       add("plane-violation", "critical", cables, expected, observed,
-          fmt::format("{} {} (plane {}) lands on {} in plane {}: a ToR's uplinks stay in its own "
-                      "plane; move it to {}", cable >= 0 ? "cable " + id(cable) + " from" : "an unplanned cable from",
-                      f_.name(x), a.plane, f_.name(y), b.plane,
-                      cable >= 0 ? f_.name(f_.far_end(x)) : "a plane-" + std::to_string(a.plane) + " switch"));
+          fmt::format("{} (plane {}) lands on {} in plane {}: a ToR's uplinks stay in its own "
+                      "plane; move it to {}",
+                      from, dev(anchor).plane, f_.name(landed), dev(landed).plane,
+                      back("a plane-" + std::to_string(a.plane) + " switch")));
       return true;
     }
     return false;
@@ -368,6 +382,18 @@ class Differ {
     auto it = groups_.find({bp_.cables[cable].a_device, bp_.cables[cable].kind});
     if (it == groups_.end() || it->second.size() < 2) return false;
     if (bp_.cables[cable].kind == CableKind::tor_agg && direction == 1) {
+      // A cable that lands the ToR's pair partner (the other plane's ToR
+      // of its rail and segment, which holds the same hosts' NICs) on this
+      // aggregation switch gives it a second way down to them, which its
+      // hash may prefer for every flow it gets.
+      const Device& tor = bp_.devices[bp_.cables[cable].a_device];
+      for (int other : foreign_tors_.count(bp_.cables[cable].z_device) ? foreign_tors_.at(bp_.cables[cable].z_device)
+                                                                        : std::set<int>{}) {
+        const Device& o = bp_.devices[other];
+        if (other != bp_.cables[cable].a_device && o.pod == tor.pod && o.segment == tor.segment && o.rail == tor.rail) {
+          return false;
+        }
+      }
       return std::exp(-expected_down(cable)) < o_.miss_probability;
     }
     // Distinct five-tuples: every datagram of one hashes alike.
@@ -450,6 +476,11 @@ class Differ {
       }
     }
     for (const auto& [pair, flows] : w_.tor_to_tor) traces_to_[pair.second].emplace_back(pair.first, flows);
+    for (const auto& [link, count] : w_.unplanned) {
+      auto [x, y] = link;
+      if (dev(x).role == Role::agg) std::swap(x, y);
+      if (dev(x).role == Role::tor && dev(y).role == Role::agg) foreign_tors_[y.device].insert(x.device);
+    }
   }
 
   // A switch in scope that answered nothing (no switch probe, no record in
@@ -672,6 +703,7 @@ class Differ {
   std::set<int> probed_tors_, probed_pods_;
   std::vector<bool> scope_cables_;  // by cable, with --scope
   std::map<std::pair<int, CableKind>, std::vector<int>> groups_;
+  std::map<int, std::set<int>> foreign_tors_;  // aggregation switch -> ToRs an unplanned link joins it to
   std::map<int, std::vector<std::pair<int, int64_t>>> traces_to_;  // ToR -> (source ToR, traces via the agg tier)
 };
 
