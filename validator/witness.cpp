@@ -339,26 +339,50 @@ void merge(Witnesses& into, const Witnesses& from) {
   for (const auto& [gap, n] : from.gaps) into.gaps[gap] += n;
 }
 
-// The distinct five-tuples of both halves: per directed cable, and per
-// pair of ToRs one passed up and down between.
-void count_flows(Witnesses& w, FlowsSeen (&halves)[2]) {
-  std::vector<std::uint64_t> crossings = std::move(halves[0].crossings);
-  crossings.insert(crossings.end(), halves[1].crossings.begin(), halves[1].crossings.end());
-  halves[1].crossings = {};
-  std::sort(crossings.begin(), crossings.end());
-  crossings.erase(std::unique(crossings.begin(), crossings.end()), crossings.end());
-  for (const std::uint64_t key : crossings) {
+// Sorts a half's keys and drops repeats: on that half's own core.
+void sort_flows(FlowsSeen& seen) {
+  for (auto* keys : {&seen.crossings}) {
+    std::sort(keys->begin(), keys->end());
+    keys->erase(std::unique(keys->begin(), keys->end()), keys->end());
+  }
+  std::sort(seen.passages.begin(), seen.passages.end());
+  seen.passages.erase(std::unique(seen.passages.begin(), seen.passages.end()), seen.passages.end());
+}
+
+// Calls `each` once for every distinct key of two sorted, repeat-free
+// vectors.
+template <typename T, typename Fn>
+void each_distinct(const std::vector<T>& a, const std::vector<T>& b, Fn&& each) {
+  auto i = a.begin(), j = b.begin();
+  while (i != a.end() || j != b.end()) {
+    if (j == b.end() || (i != a.end() && *i < *j)) {
+      each(*i++);
+    } else if (i == a.end() || *j < *i) {
+      each(*j++);
+    } else {
+      each(*i++);
+      ++j;
+    }
+  }
+}
+
+// The distinct five-tuples of both halves (each sorted by sort_flows()):
+// per directed cable, and per pair of ToRs one passed up and down between.
+void count_flows(Witnesses& w, const FlowsSeen (&halves)[2]) {
+  each_distinct(halves[0].crossings, halves[1].crossings, [&](std::uint64_t key) {
     const auto directed = static_cast<std::size_t>(key >> kFlowBits);
     ++w.cables[directed / 2].dir[directed % 2].flows;
-  }
-  auto passages = std::move(halves[0].passages);
-  passages.insert(passages.end(), halves[1].passages.begin(), halves[1].passages.end());
-  halves[1].passages = {};
-  std::sort(passages.begin(), passages.end());
-  passages.erase(std::unique(passages.begin(), passages.end()), passages.end());
-  for (const auto& [tors, flow] : passages) {
-    ++w.tor_to_tor[{static_cast<int>(tors >> 32), static_cast<int>(tors & 0xFFFFFFFFu)}];
-  }
+  });
+  // Keys come sorted, a pair of ToRs' together: one map look-up per pair.
+  std::uint64_t pair = ~std::uint64_t{0};
+  std::int64_t* count = nullptr;
+  each_distinct(halves[0].passages, halves[1].passages, [&](const std::pair<std::uint64_t, std::uint64_t>& p) {
+    if (p.first != pair) {
+      pair = p.first;
+      count = &w.tor_to_tor[{static_cast<int>(pair >> 32), static_cast<int>(pair & 0xFFFFFFFFu)}];
+    }
+    ++*count;
+  });
 }
 
 }  // namespace
@@ -426,6 +450,7 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::
       }
       c.add(o);
     }
+    sort_flows(seen);
   };
   // A pod's million and more records in two halves, each on a core of its
   // own into witnesses of its own, then added up: every witness is a count
