@@ -260,6 +260,32 @@ TEST_CASE("validator/unreached: a dead core of two pods is one finding naming it
   }
 }
 
+TEST_CASE("validator/unreached: a dead ToR and a dead aggregation switch are one finding each, and their cables no other",
+          "[validator][unreached]") {
+  LabFixture lab;
+  std::map<std::string, std::set<int>> dead{{"tor-p0-s01-r1b", {}}, {"agg-p0-1-02", {}}};
+  for (auto& [name, cables] : dead) {
+    const int device = lab.fabric->device_by_name(name);
+    for (size_t c = 0; c < lab.bp().cables.size(); ++c) {
+      if (lab.bp().cables[c].a_device != device && lab.bp().cables[c].z_device != device) continue;
+      lab.wiring[c].fault = "down";
+      cables.insert(static_cast<int>(c));
+    }
+  }
+  const auto r = probed(lab);
+  INFO(all(r));
+  CHECK_FALSE(r.clean());
+  std::map<std::string, std::set<int>> named;
+  for (const auto* f : of_kind(r, "unreached")) named[f->device].insert(f->cables.begin(), f->cables.end());
+  CHECK(of_kind(r, "unreached").size() == 2);
+  CHECK(named == dead);  // each with every cable of it (all are in scope)
+  for (const auto& f : r.findings) {
+    if (f.kind == "unreached" || f.severity == "info") continue;
+    INFO(f.kind << ": " << f.message);
+    CHECK(false);  // nothing else above info
+  }
+}
+
 TEST_CASE("validator/unreached: one pod: a core that never answers keeps its cables in the verdict", "[validator][unreached]") {
   // Within one pod only switch probes reach a core: when it answers none,
   // its cables once dropped out of scope and the run came out clean.
