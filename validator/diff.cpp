@@ -387,11 +387,12 @@ class Differ {
       // aggregation switch gives it a second way down to them, which its
       // hash may prefer for every flow it gets.
       const Device& tor = bp_.devices[bp_.cables[cable].a_device];
-      for (int other : foreign_tors_.count(bp_.cables[cable].z_device) ? foreign_tors_.at(bp_.cables[cable].z_device)
-                                                                        : std::set<int>{}) {
-        const Device& o = bp_.devices[other];
-        if (other != bp_.cables[cable].a_device && o.pod == tor.pod && o.segment == tor.segment && o.rail == tor.rail) {
-          return false;
+      if (auto foreign = foreign_tors_.find(bp_.cables[cable].z_device); foreign != foreign_tors_.end()) {
+        for (int other : foreign->second) {
+          const Device& o = bp_.devices[other];
+          if (other != bp_.cables[cable].a_device && o.pod == tor.pod && o.segment == tor.segment && o.rail == tor.rail) {
+            return false;
+          }
         }
       }
       return std::exp(-expected_down(cable)) < o_.miss_probability;

@@ -1,7 +1,9 @@
 // Hidden fault mixes on the two lab pods: faults on aggregation-core cables
 // (dark, broken one way, exchanged between two cores of one plane and
-// across the planes) beside faults on the lower tiers, drawn at random by
-// seed on cables that share no device. verify --lab must name every one,
+// across the planes) beside faults on the lower tiers, and at the hosts'
+// side (host ends exchanged between two hosts and between two NICs of a
+// host, a NIC dark), drawn at random by seed on cables that share no
+// device. verify --lab must name every one,
 // with its kind and cables, and nothing else.
 #include <random>
 
@@ -21,13 +23,15 @@ struct Mix {
   std::set<std::string> used;  // devices a fault already touches
   std::multiset<std::string> expected;
 
-  // A row of `kind` none of whose devices is used yet (but `shared`),
+  // A row of `kind` none of whose devices is used yet (but `shared`, at either end),
   // picked at random.
   Row& pick(const std::string& kind, const std::function<bool(const Row&)>& also = {}, const std::string& shared = "") {
     std::vector<Row*> free;
     for (auto& r : lab.sheet().rows) {
       if (r["kind"] != kind || r["fault"] != "" || r.count("moved")) continue;
-      if (used.count(r["a_device"]) || (used.count(r["z_device"]) && r["z_device"] != shared)) continue;
+      if ((used.count(r["a_device"]) && r["a_device"] != shared) || (used.count(r["z_device"]) && r["z_device"] != shared)) {
+        continue;
+      }
       if (also && !also(r)) continue;
       free.push_back(&r);
     }
@@ -69,6 +73,37 @@ struct Mix {
     // Across the planes the exchange breaks HPN's layout: one plane-violation.
     expected.insert((across_planes ? "plane-violation " : "swapped ") + sorted_pair(a["cable_id"], b["cable_id"]));
   }
+  // "nic2p1" -> '2' (the NIC), '1' (its port: the plane).
+  static char nic_of(const Row& r) { return r.at("a_port")[3]; }
+  static char port_of(const Row& r) { return r.at("a_port").back(); }
+  // Two cables' host ends exchanged: of two hosts on ToRs of one rail and
+  // plane (one swap naming both), or of one host's two NICs, same port
+  // (one rail violation naming both).
+  void exchange_host_ends(bool one_host) {
+    Row& a = pick("host-tor");
+    const std::string host = a["a_device"], tor = a["z_device"];
+    Row& b = pick("host-tor", [&](const Row& r) {
+      if (one_host) return r.at("a_device") == host && nic_of(r) != nic_of(a) && port_of(r) == port_of(a);
+      // tor-p0-s00-r1a and tor-p1-s01-r1a: the same rail and plane.
+      return r.at("a_device") != host && r.at("z_device") != tor &&
+             r.at("z_device").substr(r.at("z_device").size() - 3) == tor.substr(tor.size() - 3);
+    }, one_host ? host : "");
+    std::swap(a["a_device"], b["a_device"]);
+    std::swap(a["a_port"], b["a_port"]);
+    a["moved"] = b["moved"] = "1";
+    expected.insert((one_host ? "rail-violation " : "swapped ") + sorted_pair(a["cable_id"], b["cable_id"]));
+  }
+  // Both ports of one NIC dark: each cable missing.
+  void dark_nic() {
+    Row& a = pick("host-tor");
+    const std::string host = a["a_device"];
+    Row& b = pick("host-tor", [&](const Row& r) {
+      return r.at("a_device") == host && nic_of(r) == nic_of(a) && port_of(r) != port_of(a);
+    }, host);
+    a["fault"] = b["fault"] = "down";
+    expected.insert("missing " + a["cable_id"]);
+    expected.insert("missing " + b["cable_id"]);
+  }
 };
 
 }  // namespace
@@ -85,6 +120,9 @@ TEST_CASE("verify/lab fault mixes: two pods, faults on every tier, each named ex
     mix.dark("tor-agg");
     mix.one_way("host-tor");
     mix.exchange("host-tor", false);  // two hosts' cables on one ToR
+    mix.exchange_host_ends(false);    // at the hosts: two hosts' ends
+    mix.exchange_host_ends(true);     // at a host: two NICs' ends
+    mix.dark_nic();
     INFO("seed " << seed);
     auto report = lab.run(1);
     INFO(report.dump(2));
