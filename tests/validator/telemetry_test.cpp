@@ -10,9 +10,13 @@
 #include <functional>
 #include <set>
 
+#include <nlohmann/json.hpp>
+#include <sstream>
+
 #include "golden_messages.h"
 #include "lab_fixture.h"
 #include "probe/probe_plan.h"
+#include "validator/report.h"
 
 using namespace hpn;
 using hpn::test::LabFixture;
@@ -68,6 +72,16 @@ const validator::Finding* finding_on(const validator::Report& r, int cable) {
     if (std::find(f.cables.begin(), f.cables.end(), cable) != f.cables.end()) return &f;
   }
   return nullptr;
+}
+
+// The report's JSON against schemas/verify-report.schema.json.
+void check_schema(const std::string& json) {
+  test::TempDir dir;
+  test::write_file(dir.path() / "report.json", json);
+  const std::string cmd = "/usr/bin/python3 '" + test::source_path("tests/schema/validate_json.py").string() + "' '" +
+                          test::source_path("schemas/verify-report.schema.json").string() + "' '" +
+                          (dir.path() / "report.json").string() + "'";
+  CHECK(std::system(cmd.c_str()) == 0);
 }
 
 struct TwoPodLab : LabFixture {
@@ -140,6 +154,17 @@ TEST_CASE("validator/telemetry: a ToR with IOAM off leaves every cable of it uno
   }
   CHECK(cables == 8 + 4);  // its host cables and its uplinks
   CHECK(r.summary.cables_verified == probed(LabFixture{}).summary.cables_verified - cables);
+  // In JSON, the switch and its ports, as the report's schema has them.
+  std::ostringstream out;
+  validator::render_report(r, *lab.fabric, OutputFormat::json, out);
+  const auto j = nlohmann::json::parse(out.str());
+  for (const auto& f : j["findings"]) {
+    if (f["kind"] != "telemetry") continue;
+    CHECK(f["device"] == "tor-p0-s01-r2b");
+    CHECK(f["ports"].size() == telemetry[0]->ports.size());
+    CHECK(f["cables"].empty());
+  }
+  check_schema(out.str());
 }
 
 TEST_CASE("validator/telemetry: an aggregation switch silent on one port shows by the hop limits, and is named",
@@ -253,6 +278,10 @@ TEST_CASE("validator/unreached: a dead core of two pods is one finding naming it
   CHECK(unreached[0]->device == "core-1-00");
   CHECK(std::set<int>(unreached[0]->cables.begin(), unreached[0]->cables.end()) == cables);
   test::check_golden_message(lab.bp(), *unreached[0]);
+  std::ostringstream out;
+  validator::render_report(r, *lab.fabric, OutputFormat::json, out);
+  CHECK(out.str().find("\"device\": \"core-1-00\"") != std::string::npos);
+  check_schema(out.str());
   // Its cables are named there and nowhere else.
   for (const auto& f : r.findings) {
     if (&f == unreached[0]) continue;

@@ -23,15 +23,13 @@ struct Mix {
   std::set<std::string> used;  // devices a fault already touches
   std::multiset<std::string> expected;
 
-  // A row of `kind` none of whose devices is used yet (but `shared`, at either end),
+  // A row of `kind` none of whose devices is used yet (but `shared`),
   // picked at random.
   Row& pick(const std::string& kind, const std::function<bool(const Row&)>& also = {}, const std::string& shared = "") {
     std::vector<Row*> free;
     for (auto& r : lab.sheet().rows) {
       if (r["kind"] != kind || r["fault"] != "" || r.count("moved")) continue;
-      if ((used.count(r["a_device"]) && r["a_device"] != shared) || (used.count(r["z_device"]) && r["z_device"] != shared)) {
-        continue;
-      }
+      if (used.count(r["a_device"]) || (used.count(r["z_device"]) && r["z_device"] != shared)) continue;
       if (also && !also(r)) continue;
       free.push_back(&r);
     }
@@ -76,33 +74,53 @@ struct Mix {
   // "nic2p1" -> '2' (the NIC), '1' (its port: the plane).
   static char nic_of(const Row& r) { return r.at("a_port")[3]; }
   static char port_of(const Row& r) { return r.at("a_port").back(); }
+  // Two host cables that `fit` together, none of whose devices is used
+  // yet, picked at random among all such pairs; their devices then are.
+  std::pair<Row*, Row*> pick_pair(const std::function<bool(const Row&, const Row&)>& fit) {
+    auto free = [&](Row& r) {
+      return r["kind"] == "host-tor" && r["fault"] == "" && !r.count("moved") && !used.count(r["a_device"]) &&
+             !used.count(r["z_device"]);
+    };
+    std::vector<std::pair<Row*, Row*>> pairs;
+    auto& rows = lab.sheet().rows;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!free(rows[i])) continue;
+      for (size_t j = i + 1; j < rows.size(); ++j) {
+        if (free(rows[j]) && fit(rows[i], rows[j])) pairs.push_back({&rows[i], &rows[j]});
+      }
+    }
+    REQUIRE_FALSE(pairs.empty());
+    auto picked = pairs[std::uniform_int_distribution<size_t>(0, pairs.size() - 1)(random)];
+    for (Row* r : {picked.first, picked.second}) {
+      used.insert((*r)["a_device"]);
+      used.insert((*r)["z_device"]);
+    }
+    return picked;
+  }
   // Two cables' host ends exchanged: of two hosts on ToRs of one rail and
   // plane (one swap naming both), or of one host's two NICs, same port
   // (one rail violation naming both).
   void exchange_host_ends(bool one_host) {
-    Row& a = pick("host-tor");
-    const std::string host = a["a_device"], tor = a["z_device"];
-    Row& b = pick("host-tor", [&](const Row& r) {
-      if (one_host) return r.at("a_device") == host && nic_of(r) != nic_of(a) && port_of(r) == port_of(a);
+    auto [a, b] = pick_pair([&](const Row& x, const Row& y) {
+      if (one_host) return x.at("a_device") == y.at("a_device") && nic_of(x) != nic_of(y) && port_of(x) == port_of(y);
       // tor-p0-s00-r1a and tor-p1-s01-r1a: the same rail and plane.
-      return r.at("a_device") != host && r.at("z_device") != tor &&
-             r.at("z_device").substr(r.at("z_device").size() - 3) == tor.substr(tor.size() - 3);
-    }, one_host ? host : "");
-    std::swap(a["a_device"], b["a_device"]);
-    std::swap(a["a_port"], b["a_port"]);
-    a["moved"] = b["moved"] = "1";
-    expected.insert((one_host ? "rail-violation " : "swapped ") + sorted_pair(a["cable_id"], b["cable_id"]));
+      const std::string& tx = x.at("z_device");
+      const std::string& ty = y.at("z_device");
+      return x.at("a_device") != y.at("a_device") && tx != ty && tx.substr(tx.size() - 3) == ty.substr(ty.size() - 3);
+    });
+    std::swap((*a)["a_device"], (*b)["a_device"]);
+    std::swap((*a)["a_port"], (*b)["a_port"]);
+    (*a)["moved"] = (*b)["moved"] = "1";
+    expected.insert((one_host ? "rail-violation " : "swapped ") + sorted_pair((*a)["cable_id"], (*b)["cable_id"]));
   }
   // Both ports of one NIC dark: each cable missing.
   void dark_nic() {
-    Row& a = pick("host-tor");
-    const std::string host = a["a_device"];
-    Row& b = pick("host-tor", [&](const Row& r) {
-      return r.at("a_device") == host && nic_of(r) == nic_of(a) && port_of(r) != port_of(a);
-    }, host);
-    a["fault"] = b["fault"] = "down";
-    expected.insert("missing " + a["cable_id"]);
-    expected.insert("missing " + b["cable_id"]);
+    auto [a, b] = pick_pair([&](const Row& x, const Row& y) {
+      return x.at("a_device") == y.at("a_device") && nic_of(x) == nic_of(y);
+    });
+    (*a)["fault"] = (*b)["fault"] = "down";
+    expected.insert("missing " + (*a)["cable_id"]);
+    expected.insert("missing " + (*b)["cable_id"]);
   }
 };
 
