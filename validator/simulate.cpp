@@ -25,8 +25,20 @@ FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) :
   for (size_t d = 0; d < bp.devices.size(); ++d) {
     peers_[d].resize(bp.panels[bp.devices[d].panel].ports.size());
   }
+  no_record_.resize(bp.devices.size());
+  no_answer_.resize(bp.devices.size());
+  for (size_t d = 0; d < bp.devices.size(); ++d) {
+    no_record_[d].assign(peers_[d].size() + 1, false);
+    no_answer_[d].assign(peers_[d].size() + 1, false);
+  }
   for (const auto& w : wiring) {
     if (!w.a.valid() || !w.z.valid() || w.fault == "down") continue;
+    // A switch's own state at one end of the cable.
+    for (const auto& [prefix, flags] : {std::pair{"ioam-off-", &no_record_}, std::pair{"icmp-off-", &no_answer_}}) {
+      if (w.fault.rfind(prefix, 0) != 0) continue;
+      const PortRef at = w.fault.back() == 'a' ? w.a : w.z;
+      (*flags)[at.device][at.port] = true;
+    }
     peers_[w.a.device][w.a.port] = {w.z, w.fault == "drop-a-z"};
     peers_[w.z.device][w.z.port] = {w.a, w.fault == "drop-z-a"};
     if (w.fault.rfind("loss-", 0) == 0 && w.fault.size() > 9) {
@@ -74,6 +86,24 @@ int FabricModel::survivors(const Peer& p, int n) {
   // libstdc++'s binomial: the same draws for the same seed on this
   // standard library (the diagnosis bench's figures rest on it).
   return std::binomial_distribution<int>(n, keep)(random_);
+}
+
+void FabricModel::leave_out_records(int device, int port) {
+  no_record_[device][port < 0 ? no_record_[device].size() - 1 : static_cast<size_t>(port)] = true;
+}
+
+void FabricModel::answer_no_probes(int device, int port) {
+  no_answer_[device][port < 0 ? no_answer_[device].size() - 1 : static_cast<size_t>(port)] = true;
+}
+
+bool FabricModel::writes_record(PortRef in) const {
+  const auto& off = no_record_[in.device];
+  return !off.back() && !off[in.port];
+}
+
+bool FabricModel::answers_at(PortRef in) const {
+  const auto& off = no_answer_[in.device];
+  return !off.back() && !off[in.port];
 }
 
 const FabricModel::Peer* FabricModel::peer(PortRef p) const {
@@ -161,7 +191,9 @@ probe::ObservationRecord FabricModel::send(PortRef from, const std::string& src_
     PortRef next = route(in.device, src_address, dst_address, dst_host, nic, sport, dport);
     if (!next.valid()) return o;
     --hop_limit;
-    o.hops.push_back({bp.devices[in.device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    if (writes_record(in)) {
+      o.hops.push_back({bp.devices[in.device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    }
     out = next;
   }
   return o;
@@ -208,7 +240,8 @@ probe::ObservationRecord FabricModel::switch_probe(int host, int port, int targe
     const PortRef in = p->port;
     const int device = in.device;
     if (device == target) {
-      o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, -1, hop_limit - 1});
+      if (!answers_at(in)) return o;
+      if (writes_record(in)) o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, -1, hop_limit - 1});
       o.received = true;
       o.received_ns = o.sent_ns + 5000;
       o.reporter = loopback;
@@ -232,7 +265,9 @@ probe::ObservationRecord FabricModel::switch_probe(int host, int port, int targe
     const uint64_t h = hash_tuple(bp.devices[device].node_id, o.src_address, loopback, sport, 17768);
     const PortRef next{device, choices[h % choices.size()]};
     --hop_limit;
-    o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    if (writes_record(in)) {
+      o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    }
     out = next;
   }
   return o;

@@ -25,7 +25,10 @@ struct WiredCable {
   PortRef a, z;
   // "", "down", "drop-a-z", "drop-z-a", or "loss-a-z:N" / "loss-z-a:N" (N%
   // of that direction's crossings lost at random, N a decimal), as the
-  // lab's wiring file names them (dataplane/wiring.h).
+  // lab's wiring file names them (dataplane/wiring.h); or of a switch at
+  // one end, which is then the end's port's: "ioam-off-a" / "ioam-off-z"
+  // (it writes no IOAM record into what enters there), "icmp-off-a" /
+  // "icmp-off-z" (it sends no ICMPv6 error out of there).
   std::string fault;
 };
 
@@ -83,6 +86,16 @@ class FabricModel {
   // same seed gives the same losses on every machine).
   void set_loss(double p, uint64_t seed);
 
+  // Telemetry off from now on: switch `device` writes no IOAM record into
+  // what enters it on port `port` (-1: on any port), as a Linux router
+  // with net.ipv6.conf.IF.ioam6_enabled=0 (or no IOAM namespace) does; it
+  // still forwards, and the hop limit still drops.
+  void leave_out_records(int device, int port = -1);
+  // ICMPv6 errors off from now on: switch `device` answers no switch probe
+  // that entered it on `port` (-1: on any), its error going back out of
+  // there.
+  void answer_no_probes(int device, int port = -1);
+
  private:
   struct Peer {
     PortRef port;
@@ -93,6 +106,8 @@ class FabricModel {
   // Of `n` datagrams crossing `p`, how many get across.
   int survivors(const Peer& p, int n);
   const Peer* peer(PortRef p) const;
+  bool writes_record(PortRef in) const;  // IOAM on where `in` enters its switch
+  bool answers_at(PortRef in) const;     // ICMPv6 errors go back out of `in`
   PortRef route(int device, const std::string& src, const std::string& dst, int dst_host, int nic,
                 int sport, int dport) const;
   probe::ObservationRecord send(PortRef from, const std::string& src_address, int dst_host, int nic,
@@ -110,6 +125,9 @@ class FabricModel {
   std::vector<std::unordered_map<int, std::vector<int>>> links_to_;  // ports toward a neighbour
   std::vector<std::vector<int>> up_;                                 // ToR and agg uplinks
   std::unordered_map<uint64_t, std::string> addresses_;             // host NIC -> bond IPv6
+  // By device, then port; a device's own entry (index = panel size) is
+  // its every port: IOAM off (leave_out_records), ICMPv6 errors off.
+  std::vector<std::vector<bool>> no_record_, no_answer_;
   double loss_ = 0;
   std::mt19937_64 random_;
 };
