@@ -330,19 +330,18 @@ TEST_CASE("validator/diff: an uplink no distinct five-tuple hashed onto is unobs
   LabFixture lab;
   const Blueprint& bp = lab.bp();
   const int tor = lab.fabric->device_by_name("tor-p0-s00-r1a");
-  std::vector<probe::Observation> obs;
-  for (auto& o : lab.observe()) {
+  probe::ObservationSet obs;
+  for (const probe::Observation o : lab.observe()) {
     const bool up_from_tor = o.hops.size() > 1 && lab.fabric->device_by_node_id(o.hops.front().node_id) == tor;
-    if (!up_from_tor) obs.push_back(std::move(o));
+    if (!up_from_tor) obs.add(o);
   }
   validator::FabricModel model(*lab.fabric, lab.wiring);
   const int host = lab.fabric->device_by_name("host-p0-s00-h000"), dst = lab.fabric->device_by_name("host-p0-s01-h000");
   for (int id = 1; id <= 40; ++id) {
-    auto same = model.probe(host, lab.fabric->port_by_name(host, "nic1p1"), dst, 1, 50000, 100000 + id);
-    obs.insert(obs.end(), same.begin(), same.end());
+    obs.add_all(model.probe(host, lab.fabric->port_by_name(host, "nic1p1"), dst, 1, 50000, 100000 + id));
   }
   const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs));
-  INFO(kinds(r));
+  INFO(findings_text(r));
   int uplinks = 0, carried = 0;
   for (size_t c = 0; c < bp.cables.size(); ++c) {
     if (bp.cables[c].kind != CableKind::tor_agg || bp.cables[c].a_device != tor) continue;
@@ -391,7 +390,7 @@ TEST_CASE("validator/diff: a cable moved at its host end to a port the plan leav
     const std::string tor = lab.fabric->name(lab.wiring[moved].z);
     lab.wiring[moved].a = lab.port(c.to_host, "nic1p2");
     const auto r = lab.verify();
-    INFO(kinds(r));
+    INFO(findings_text(r));
     std::vector<const validator::Finding*> serious;
     for (const auto& f : r.findings) {
       if (f.severity != "info") serious.push_back(&f);
@@ -411,27 +410,27 @@ TEST_CASE("validator/diff: host ends exchanged between two hosts, and between tw
     const int a = lab.cable_from("host-p0-s00-h000", "nic1p1"), b = lab.cable_from("host-p0-s01-h003", "nic1p1");
     std::swap(lab.wiring[a].a, lab.wiring[b].a);
     const auto r = lab.verify();
-    INFO(kinds(r));
+    INFO(findings_text(r));
     REQUIRE(r.findings.size() == 1);
     CHECK(r.findings[0].kind == "swapped");
-    CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+    CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   }
   SECTION("two NICs of one host") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s01-h002", "nic1p2"), b = lab.cable_from("host-p0-s01-h002", "nic2p2");
     std::swap(lab.wiring[a].a, lab.wiring[b].a);
     const auto r = lab.verify();
-    INFO(kinds(r));
+    INFO(findings_text(r));
     REQUIRE(r.findings.size() == 1);
     CHECK(r.findings[0].kind == "rail-violation");
-    CHECK(ids(lab, r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+    CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   }
   SECTION("both ports of a NIC dark") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s00-h005", "nic2p1"), b = lab.cable_from("host-p0-s00-h005", "nic2p2");
     lab.wiring[a].fault = lab.wiring[b].fault = "down";
     const auto r = lab.verify();
-    INFO(kinds(r));
+    INFO(findings_text(r));
     REQUIRE(r.findings.size() == 2);
     for (const auto& f : r.findings) CHECK(f.kind == "missing");
   }

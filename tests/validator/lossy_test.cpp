@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "lab_fixture.h"
+#include "support/observations.h"
 #include "support/findings.h"
 #include "probe/loss_tomography.h"
 #include "probe/loss_trains.h"
@@ -22,27 +23,12 @@
 
 using namespace hpn;
 using hpn::test::LabFixture;
+using hpn::test::records_of;
+using hpn::test::set_of;
 using hpn::test::findings_text;
 using hpn::test::serious_findings;
 
 namespace {
-
-// Records to change by hand (the set holds them as they were added), and
-// back into a set for the readers.
-std::vector<probe::ObservationRecord> records_of(const probe::ObservationSet& set) { return {set.begin(), set.end()}; }
-probe::ObservationSet set_of(const std::vector<probe::ObservationRecord>& records) {
-  probe::ObservationSet set;
-  set.add_all(records);
-  return set;
-}
-
-std::vector<int> all_hosts(const Blueprint& bp) {
-  std::vector<int> hosts;
-  for (size_t d = 0; d < bp.devices.size(); ++d) {
-    if (bp.devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
-  }
-  return hosts;
-}
 
 struct Probing {
   double background = 0;
@@ -60,7 +46,7 @@ validator::Report probe_and_diff(const LabFixture& lab, const Probing& how, int6
   probe::PlanOptions plan;
   plan.silence.attempts = how.attempts;
   plan.loss_budget = how.loss_budget;
-  auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, how.attempts);
+  auto run = validator::simulate_verify(model, lab.hosts(), plan, how.attempts);
   if (probes) *probes = run.probes;
   validator::DiffOptions options;
   options.silence.attempts = how.attempts;
@@ -123,7 +109,7 @@ TEST_CASE("validator/lossy: a burst lost from one train is no lossy cable, at an
     model.set_loss(background, seed);
     probe::PlanOptions plan;
     plan.silence.attempts = 3;
-    auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
+    auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
     std::vector<probe::ObservationRecord> seen = records_of(run.observations);
     std::vector<size_t> counted;
     for (size_t i = 0; i < seen.size(); ++i) {
@@ -243,7 +229,7 @@ TEST_CASE("validator/lossy: the thresholds set the severity, and a rate below th
   validator::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  const auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
+  const auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
   const auto witnesses = validator::collect_witnesses(*lab.fabric, run.observations);
   validator::DiffOptions options;
   options.silence.attempts = 3;
@@ -330,7 +316,7 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   validator::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
+  auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
   std::vector<probe::ObservationRecord> seen = records_of(run.observations);
   // The trains across it, as a sender that heard no report records them.
   std::set<std::pair<std::string, int>> blank;  // (sender's address, source port)
@@ -363,7 +349,7 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   }));
   // The next loss round sends trains over flows traced across it (their
   // paths from the model without the loss, so that none is lost here).
-  const auto next = probe::next_loss_round(lab.bp(), all_hosts(lab.bp()), kept, plan);
+  const auto next = probe::next_loss_round(lab.bp(), lab.hosts(), kept, plan);
   lab.wiring[uplink].fault.clear();
   validator::FabricModel clean(*lab.fabric, lab.wiring);
   int across = 0;
@@ -388,7 +374,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   validator::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
+  auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
   std::vector<probe::ObservationRecord> seen = records_of(run.observations);
   const probe::ObservationRecord* ring = nullptr;
   for (const auto& o : seen) {

@@ -18,21 +18,13 @@ using hpn::test::LabFixture;
 
 namespace {
 
-std::vector<int> hosts_of(const Blueprint& bp) {
-  std::vector<int> hosts;
-  for (size_t d = 0; d < bp.devices.size(); ++d) {
-    if (bp.devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
-  }
-  return hosts;
-}
-
 // The switch probes of the plan, round after round as verify --lab sends
 // them (probe::next_switch_round), through the model of `lab.wiring`.
 probe::ObservationSet switch_probe_model(const LabFixture& lab, int* rounds = nullptr) {
   validator::FabricModel model(*lab.fabric, lab.wiring);
   probe::ObservationSet out;
   uint64_t id = 1u << 20;
-  auto plan = probe::switch_probes(lab.bp(), hosts_of(lab.bp()));
+  auto plan = probe::switch_probes(lab.bp(), lab.hosts());
   auto round = plan;
   int r = 0;
   for (; r < 8 && !round.empty(); ++r) {

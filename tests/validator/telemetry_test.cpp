@@ -15,21 +15,16 @@
 
 #include "golden_messages.h"
 #include "lab_fixture.h"
+#include "support/findings.h"
 #include "probe/probe_plan.h"
 #include "validator/report.h"
 
 using namespace hpn;
 using hpn::test::LabFixture;
+using hpn::test::findings_of_kind;
+using hpn::test::findings_text;
 
 namespace {
-
-std::vector<int> hosts_of(const Blueprint& bp) {
-  std::vector<int> hosts;
-  for (size_t d = 0; d < bp.devices.size(); ++d) {
-    if (bp.devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
-  }
-  return hosts;
-}
 
 // What verify --lab gathers, through the model (switch probes, host and
 // loss rounds, three attempts a probe), diffed; `set_up` changes the
@@ -39,24 +34,10 @@ validator::Report probed(const LabFixture& lab, const std::function<void(validat
   if (set_up) set_up(model);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  const auto run = validator::simulate_verify(model, hosts_of(lab.bp()), plan, 3);
+  const auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
   validator::DiffOptions options;
   options.silence.attempts = 3;
   return validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, run.observations), options);
-}
-
-std::string all(const validator::Report& r) {
-  std::string s;
-  for (const auto& f : r.findings) s += f.severity + " " + f.kind + ": " + f.message + "\n";
-  return s;
-}
-
-std::vector<const validator::Finding*> of_kind(const validator::Report& r, const std::string& kind) {
-  std::vector<const validator::Finding*> out;
-  for (const auto& f : r.findings) {
-    if (f.kind == kind) out.push_back(&f);
-  }
-  return out;
 }
 
 // No finding that calls a cable miswired, dark or broken.
@@ -104,10 +85,10 @@ TEST_CASE("validator/telemetry: a ToR port with IOAM off leaves its host cable u
   const int cable = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a:etp1a
   lab.wiring[cable].fault = "ioam-off-z";
   const auto r = probed(lab);
-  INFO(all(r));
+  INFO(findings_text(r));
   check_no_cable_fault(r);
   CHECK_FALSE(r.clean());
-  const auto telemetry = of_kind(r, "telemetry");
+  const auto telemetry = findings_of_kind(r, "telemetry");
   REQUIRE(telemetry.size() == 1);
   CHECK(telemetry[0]->severity == "warning");
   CHECK(telemetry[0]->device == "tor-p0-s00-r1a");
@@ -132,10 +113,10 @@ TEST_CASE("validator/telemetry: a ToR with IOAM off leaves every cable of it uno
   LabFixture lab;
   const int tor = lab.fabric->device_by_name("tor-p0-s01-r2b");
   const auto r = probed(lab, [&](validator::FabricModel& m) { m.leave_out_records(tor); });
-  INFO(all(r));
+  INFO(findings_text(r));
   check_no_cable_fault(r);
   CHECK_FALSE(r.clean());
-  const auto telemetry = of_kind(r, "telemetry");
+  const auto telemetry = findings_of_kind(r, "telemetry");
   REQUIRE(telemetry.size() == 1);
   CHECK(telemetry[0]->device == "tor-p0-s01-r2b");
   CHECK(telemetry[0]->message.starts_with("switch tor-p0-s01-r2b wrote no telemetry at all: "));
@@ -173,9 +154,9 @@ TEST_CASE("validator/telemetry: an aggregation switch silent on one port shows b
   const int uplink = lab.cable_from("tor-p0-s00-r1a", "etp5");  // -> agg-p0-1-00:etp1
   lab.wiring[uplink].fault = "ioam-off-z";
   const auto r = probed(lab);
-  INFO(all(r));
+  INFO(findings_text(r));
   check_no_cable_fault(r);
-  const auto telemetry = of_kind(r, "telemetry");
+  const auto telemetry = findings_of_kind(r, "telemetry");
   REQUIRE(telemetry.size() == 1);
   CHECK(telemetry[0]->device == "agg-p0-1-00");
   CHECK(telemetry[0]->ports == std::vector<std::string>{"etp1"});
@@ -207,7 +188,7 @@ TEST_CASE("validator/telemetry: hop limits tell a switch that wrote nothing from
     return PortRef{};
   }();
   for (int limit : {62, 61}) {
-    probe::Observation o;
+    probe::ObservationRecord o;
     o.run = "r";
     o.direction = "forward";
     o.src_device = bp.devices[src].name;
@@ -270,9 +251,9 @@ TEST_CASE("validator/unreached: a dead core of two pods is one finding naming it
   }
   REQUIRE(cables.size() == 8);
   const auto r = probed(lab);
-  INFO(all(r));
+  INFO(findings_text(r));
   CHECK_FALSE(r.clean());
-  const auto unreached = of_kind(r, "unreached");
+  const auto unreached = findings_of_kind(r, "unreached");
   REQUIRE(unreached.size() == 1);
   CHECK(unreached[0]->severity == "critical");
   CHECK(unreached[0]->device == "core-1-00");
@@ -302,11 +283,11 @@ TEST_CASE("validator/unreached: a dead ToR and a dead aggregation switch are one
     }
   }
   const auto r = probed(lab);
-  INFO(all(r));
+  INFO(findings_text(r));
   CHECK_FALSE(r.clean());
   std::map<std::string, std::set<int>> named;
-  for (const auto* f : of_kind(r, "unreached")) named[f->device].insert(f->cables.begin(), f->cables.end());
-  CHECK(of_kind(r, "unreached").size() == 2);
+  for (const auto* f : findings_of_kind(r, "unreached")) named[f->device].insert(f->cables.begin(), f->cables.end());
+  CHECK(findings_of_kind(r, "unreached").size() == 2);
   CHECK(named == dead);  // each with every cable of it (all are in scope)
   for (const auto& f : r.findings) {
     if (f.kind == "unreached" || f.severity == "info") continue;
@@ -324,9 +305,9 @@ TEST_CASE("validator/unreached: one pod: a core that never answers keeps its cab
     if (lab.bp().cables[c].z_device == core) lab.wiring[c].fault = "down";
   }
   const auto r = probed(lab);
-  INFO(all(r));
+  INFO(findings_text(r));
   CHECK_FALSE(r.clean());
-  const auto unreached = of_kind(r, "unreached");
+  const auto unreached = findings_of_kind(r, "unreached");
   REQUIRE(unreached.size() == 1);
   CHECK(unreached[0]->device == "core-2-01");
   CHECK(unreached[0]->message.find("switch probes sent to it came back") != std::string::npos);
@@ -334,7 +315,7 @@ TEST_CASE("validator/unreached: one pod: a core that never answers keeps its cab
 
 // A probe from pod 0 to pod 1 through `core` (plane 2), as the lab's
 // cores forward it by their rules: the model leaves pods to the lab.
-probe::Observation through_core(const LabFixture& lab, const std::string& core_name) {
+probe::ObservationRecord through_core(const LabFixture& lab, const std::string& core_name) {
   const Blueprint& bp = lab.bp();
   const FabricIndex& f = *lab.fabric;
   const int core = f.device_by_name(core_name);
@@ -366,7 +347,7 @@ probe::Observation through_core(const LabFixture& lab, const std::string& core_n
   auto hop = [&](PortRef in, PortRef out, int limit) {
     return probe::ObservedHop{bp.devices[in.device].node_id, f.port(in).port_id, f.port(out).port_id, limit};
   };
-  probe::Observation o;
+  probe::ObservationRecord o;
   o.run = "r";
   o.direction = "forward";
   o.src_device = "host-p0-s00-h000";
@@ -387,24 +368,24 @@ TEST_CASE("validator/unreached: a core that forwards but sends no ICMPv6 error i
   model.answer_no_probes(core);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  auto run = validator::simulate_verify(model, hosts_of(lab.bp()), plan, 3);
+  auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
   validator::DiffOptions options;
   options.silence.attempts = 3;
   const auto silent = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, run.observations), options);
   {
-    INFO(all(silent));
+    INFO(findings_text(silent));
     // Nothing else shows it up: unreached.
-    const auto unreached = of_kind(silent, "unreached");
+    const auto unreached = findings_of_kind(silent, "unreached");
     REQUIRE(unreached.size() == 1);
     CHECK(unreached[0]->device == "core-2-00");
   }
   // A probe between the pods crossed it: it forwards, and answers none.
   run.observations.push_back(through_core(lab, "core-2-00"));
   const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, run.observations), options);
-  INFO(all(r));
+  INFO(findings_text(r));
   CHECK_FALSE(r.clean());
-  CHECK(of_kind(r, "unreached").empty());
-  const auto telemetry = of_kind(r, "telemetry");
+  CHECK(findings_of_kind(r, "unreached").empty());
+  const auto telemetry = findings_of_kind(r, "telemetry");
   REQUIRE(telemetry.size() == 1);
   CHECK(telemetry[0]->device == "core-2-00");
   test::check_golden_message(lab.bp(), *telemetry[0], "no ICMPv6");
@@ -416,13 +397,10 @@ TEST_CASE("validator/unreached: a run too small to reach a switch names none", "
   LabFixture lab;
   validator::FabricModel model(*lab.fabric, lab.wiring);
   const int host = lab.fabric->device_by_name("host-p0-s00-h000"), dst = lab.fabric->device_by_name("host-p0-s01-h000");
-  std::vector<probe::Observation> obs;
-  for (int id = 1; id <= 2; ++id) {
-    const auto o = model.probe(host, lab.fabric->port_by_name(host, "nic1p1"), dst, 1, 49152 + id, id);
-    obs.insert(obs.end(), o.begin(), o.end());
-  }
+  probe::ObservationSet obs;
+  for (int id = 1; id <= 2; ++id) obs.add_all(model.probe(host, lab.fabric->port_by_name(host, "nic1p1"), dst, 1, 49152 + id, id));
   const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs));
-  INFO(all(r));
-  CHECK(of_kind(r, "unreached").empty());
-  CHECK(of_kind(r, "telemetry").empty());
+  INFO(findings_text(r));
+  CHECK(findings_of_kind(r, "unreached").empty());
+  CHECK(findings_of_kind(r, "telemetry").empty());
 }
