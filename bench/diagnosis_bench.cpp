@@ -1,7 +1,9 @@
 // Diagnosis at pod scale: the default pod, a random mix of faults per
 // seed (validator/fault_mix.h: dark cables, one-way breaks, swaps, cables
-// on the wrong port or device, one-way loss of 2%, 5% or 30%), with and
-// without background loss (1 to 5%), probed as verify --lab probes (the
+// on the wrong port or device, exchanges across rails and planes, host
+// ends exchanged between two hosts and between two NICs of a host, dark
+// NICs, an uplink's ToR end on another port, one-way loss of 2%, 5% or
+// 30%), with and without background loss (1 to 5%), probed as verify --lab probes (the
 // forwarding model standing in for the lab, every probe tried three times,
 // the probe plan's rounds and their loss budget), diffed by the real diff.
 // Prints per seed and in total the precision and recall of the findings,

@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < bp.devices.size(); ++i) {
     if (bp.devices[i].role == hpn::Role::host) hosts.push_back(static_cast<int>(i));
   }
-  std::vector<hpn::probe::Observation> obs;
+  hpn::probe::ObservationSet obs;
   uint64_t id = 0, lcg = 12345;
   auto next = [&] { return (lcg = lcg * 6364136223846793005ull + 1442695040888963407ull) >> 33; };
   for (int h : hosts) {
@@ -64,14 +64,14 @@ int main(int argc, char** argv) {
         if (bp.devices[dst].segment == bp.devices[h].segment) dst = hosts[(next() % hosts.size())];
         auto o = model.probe(h, static_cast<int>(p), dst, 1 + static_cast<int>(next() % 8),
                              49152 + static_cast<int>(next() % 16384), ++id);
-        obs.insert(obs.end(), o.begin(), o.end());
+        for (const auto& one : o) obs.add(one);
       }
     }
   }
   const size_t host_observations = obs.size();
   for (const auto& t : hpn::probe::switch_probes(bp, hosts)) {
     const int port = fabric.port_by_name(t.src_host, t.src_port);
-    for (int sport : t.source_ports) obs.push_back(model.switch_probe(t.src_host, port, t.dst_host, t.dst_address, sport, ++id));
+    for (int sport : t.source_ports) obs.add(model.switch_probe(t.src_host, port, t.dst_host, t.dst_address, sport, ++id));
   }
   double best = 1e9;
   long peak = 0;

@@ -42,7 +42,7 @@ FabricIndex::FabricIndex(const Blueprint& bp) : bp_(bp) {
   }
 }
 
-int FabricIndex::device_by_name(const std::string& name) const {
+int FabricIndex::device_by_name(std::string_view name) const {
   auto it = devices_.find(name);
   return it == devices_.end() ? -1 : it->second;
 }
@@ -52,7 +52,7 @@ int FabricIndex::device_by_node_id(int64_t node_id) const {
   return it == nodes_.end() ? -1 : it->second;
 }
 
-int FabricIndex::port_by_name(int device, const std::string& name) const {
+int FabricIndex::port_by_name(int device, std::string_view name) const {
   if (device < 0) return -1;
   const auto& table = port_names_[bp_.devices[device].panel];
   auto it = table.find(name);
@@ -88,17 +88,17 @@ std::string FabricIndex::name(PortRef p) const {
   return bp_.devices[p.device].name + ":" + port(p).name;
 }
 
-int FabricIndex::nic_of_address(int device, const std::string& address) const {
+int FabricIndex::nic_of_address(int device, std::string_view address) const {
   const auto [owner, nic] = owner_of_address(address);
   return owner == device ? nic : -1;
 }
 
-std::pair<int, int> FabricIndex::owner_of_address(const std::string& address) const {
+std::pair<int, int> FabricIndex::owner_of_address(std::string_view address) const {
   const int n = address_number(address);
   return n < 0 ? std::pair{-1, -1} : address_owners_[n];
 }
 
-int FabricIndex::address_number(const std::string& address) const {
+int FabricIndex::address_number(std::string_view address) const {
   auto it = addresses_.find(address);
   return it == addresses_.end() ? -1 : it->second;
 }

@@ -69,10 +69,40 @@ Status check_input_file(const std::string& path, std::string_view what) {
   return {};
 }
 
-Result<std::string> read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+namespace {
+
+// open(2) that never waits for a FIFO's writer; see the header.
+Result<int> open_input(const std::string& path, std::string_view what, bool& pipe) {
   if (auto st = check_input_file(path, what); !st) return st.error();
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
   if (fd < 0) return open_error(path, errno);
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))) {
+    // Swapped for something else between the check and the open.
+    ::close(fd);
+    return Error{fmt::format("{}: not a regular file, not {}", shown(path), what)};
+  }
+  pipe = S_ISFIFO(st.st_mode);
+  // Reads block again (a pipe's writer is waited for while it lives).
+  if (const int flags = ::fcntl(fd, F_GETFL); flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return open_error(path, err);
+  }
+  return fd;
+}
+
+Error empty_pipe(const std::string& path, std::string_view what) {
+  return Error{fmt::format("{}: a pipe nothing was written to, not {} (is its writer running?)", shown(path), what)};
+}
+
+}  // namespace
+
+Result<std::string> read_input_file(const std::string& path, std::string_view what, std::size_t max_bytes) {
+  bool pipe = false;
+  auto opened = open_input(path, what, pipe);
+  if (!opened) return opened.error();
+  const int fd = opened.value();
   std::string text;
   char buf[65536];
   for (;;) {
@@ -91,8 +121,37 @@ Result<std::string> read_input_file(const std::string& path, std::string_view wh
     }
   }
   ::close(fd);
+  if (pipe && text.empty()) return empty_pipe(path, what);
   if (text.find('\0') != std::string::npos) return Error{fmt::format("{}: binary content, not {}", shown(path), what)};
   return text;
+}
+
+InputFileStream::InputFileStream() : std::istream(&buffer_) { setstate(std::ios::badbit); }
+
+InputFileStream::~InputFileStream() {
+  if (buffer_.fd >= 0) ::close(buffer_.fd);
+}
+
+Status InputFileStream::open(const std::string& path, std::string_view what) {
+  bool pipe = false;
+  auto opened = open_input(path, what, pipe);
+  if (!opened) return opened.error();
+  buffer_.fd = opened.value();
+  clear();
+  // A pipe's first byte, waited for here: none at all is the error above.
+  if (pipe && peek() == traits_type::eof()) return empty_pipe(path, what);
+  return {};
+}
+
+InputFileStream::Buffer::int_type InputFileStream::Buffer::underflow() {
+  if (gptr() < egptr()) return traits_type::to_int_type(*gptr());
+  for (;;) {
+    const ssize_t n = ::read(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return traits_type::eof();  // an error reads as the end; the reader's checks follow
+    setg(bytes.data(), bytes.data(), bytes.data() + n);
+    return traits_type::to_int_type(*gptr());
+  }
 }
 
 }  // namespace hpn

@@ -1,5 +1,10 @@
 #include "blueprint/sqlite.h"
 
+#include <fmt/format.h>
+
+#include "blueprint/input_file.h"
+#include "blueprint/utf8.h"
+
 namespace hpn::sql {
 
 Db::~Db() {
@@ -66,13 +71,32 @@ Stmt& Stmt::bind_or_null(int index, int64_t value, int64_t none) {
 }
 
 bool Stmt::step() {
+  if (bad_) return false;
   rc_ = sqlite3_step(stmt_);
-  return rc_ == SQLITE_ROW;
+  if (rc_ != SQLITE_ROW) return false;
+  // sqlite3_column_text() hands back a TEXT value's bytes as stored: SQLite
+  // never checks that they are UTF-8 (https://sqlite.org/invalidutf.html).
+  for (int c = 0, n = sqlite3_column_count(stmt_); c < n; ++c) {
+    const int type = sqlite3_column_type(stmt_, c);
+    if (type != SQLITE_TEXT && type != SQLITE_BLOB) continue;
+    const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, c));
+    const std::string_view value(p ? p : "", static_cast<size_t>(sqlite3_column_bytes(stmt_, c)));
+    if (!is_utf8(value)) {
+      refuse(c, fmt::format("text that is not UTF-8 ('{}')", printable(value.substr(0, 40))));
+      return false;
+    }
+  }
+  return true;
 }
 
 void Stmt::reset() {
   sqlite3_reset(stmt_);
   sqlite3_clear_bindings(stmt_);
+}
+
+std::string Stmt::error() const {
+  if (bad_) return *bad_;
+  return stmt_ ? sqlite3_errmsg(sqlite3_db_handle(stmt_)) : "no statement";
 }
 
 std::string Stmt::text(int column) const {
@@ -82,10 +106,51 @@ std::string Stmt::text(int column) const {
            : std::string();
 }
 
-int64_t Stmt::integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+int64_t Stmt::integer_or(int column, int64_t none, int64_t lo, int64_t hi) const {
+  switch (sqlite3_column_type(stmt_, column)) {
+    case SQLITE_NULL: return none;
+    case SQLITE_INTEGER: break;
+    default: refuse(column, fmt::format("'{}' is not an integer", printable(text(column).substr(0, 40)))); return none;
+  }
+  const int64_t v = sqlite3_column_int64(stmt_, column);
+  if (v < lo || v > hi) {
+    refuse(column, fmt::format("{} is out of range ({} to {})", v, lo, hi));
+    return none;
+  }
+  return v;
+}
 
-int64_t Stmt::integer_or(int column, int64_t none) const {
-  return sqlite3_column_type(stmt_, column) == SQLITE_NULL ? none : integer(column);
+int64_t Stmt::integer(int column, int64_t lo, int64_t hi) const { return integer_or(column, 0, lo, hi); }
+
+int Stmt::int32(int column) const { return int32_or(column, 0); }
+
+int Stmt::int32_or(int column, int none) const {
+  return static_cast<int>(integer_or(column, none, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
+
+void Stmt::refuse(int column, std::string_view why) const {
+  if (!bad_) bad_ = fmt::format("{}: {}", where(column), why);
+}
+
+// "cables row 12, column media". SQLite knows the table and column a result
+// column comes from (SQLITE_ENABLE_COLUMN_METADATA, set in Debian's build),
+// through views and joins; the row is the first of that table holding the
+// very same value. Only a computed column (an expression) has no origin.
+std::string Stmt::where(int column) const {
+  const char* table = sqlite3_column_table_name(stmt_, column);
+  const char* origin = sqlite3_column_origin_name(stmt_, column);
+  if (table == nullptr || origin == nullptr) {
+    return fmt::format("column '{}' (computed from several tables)", sqlite3_column_name(stmt_, column));
+  }
+  std::string row = "?";
+  sqlite3_stmt* find = nullptr;
+  const std::string sql = fmt::format("SELECT rowid FROM \"{}\" WHERE \"{}\" IS ?1 LIMIT 1", table, origin);
+  if (sqlite3_prepare_v2(sqlite3_db_handle(stmt_), sql.c_str(), -1, &find, nullptr) == SQLITE_OK) {
+    sqlite3_bind_value(find, 1, sqlite3_column_value(stmt_, column));
+    if (sqlite3_step(find) == SQLITE_ROW) row = std::to_string(sqlite3_column_int64(find, 0));
+  }
+  sqlite3_finalize(find);
+  return fmt::format("{} row {}, column {}", table, row, origin);
 }
 
 std::string BatchInsert::sql_for(int rows) const {

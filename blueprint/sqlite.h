@@ -4,6 +4,8 @@
 #include <sqlite3.h>
 
 #include <cstdint>
+#include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +32,13 @@ class Db {
   sqlite3* db_ = nullptr;
 };
 
+// A prepared statement. What it reads is outside input (a file anyone may
+// have edited with sqlite3), so every value is checked as it is read: step()
+// refuses a row with text that is not UTF-8, and the integer reads refuse a
+// value that is not an integer or lies outside the range the caller keeps.
+// The first such value ends the statement: step() returns false from then
+// on, failed() is true, and error() names the value by table, row and
+// column ("cables row 12, column media: text that is not UTF-8 ('mm\xff')").
 class Stmt {
  public:
   Stmt(const Db& db, std::string_view sql);
@@ -43,19 +52,34 @@ class Stmt {
   Stmt& bind(int index, int64_t value);
   Stmt& bind_null(int index);
   Stmt& bind_or_null(int index, int64_t value, int64_t none);
-  // SQLITE_ROW -> true; SQLITE_DONE -> false; an error sets failed().
+  // SQLITE_ROW with every value well-formed -> true; SQLITE_DONE, an error
+  // or a bad value -> false (failed() tells them apart).
   bool step();
   void reset();
-  bool failed() const { return rc_ != SQLITE_OK && rc_ != SQLITE_ROW && rc_ != SQLITE_DONE; }
+  bool failed() const { return bad_.has_value() || (rc_ != SQLITE_OK && rc_ != SQLITE_ROW && rc_ != SQLITE_DONE); }
   int rc() const { return rc_; }
+  // Why failed(): the bad value, located, or SQLite's message.
+  std::string error() const;
 
   std::string text(int column) const;
-  int64_t integer(int column) const;
-  int64_t integer_or(int column, int64_t none) const;
+  // NULL reads as 0 (integer) or `none` (integer_or). A value of another
+  // type, or outside [lo, hi], is a bad value: it reads as 0 or `none`.
+  int64_t integer(int column, int64_t lo = std::numeric_limits<int64_t>::min(),
+                  int64_t hi = std::numeric_limits<int64_t>::max()) const;
+  int64_t integer_or(int column, int64_t none, int64_t lo = std::numeric_limits<int64_t>::min(),
+                     int64_t hi = std::numeric_limits<int64_t>::max()) const;
+  // An `int` of the model: the range of int.
+  int int32(int column) const;
+  int int32_or(int column, int none) const;
 
  private:
+  // Names a bad value (of the current row) and ends the statement.
+  void refuse(int column, std::string_view why) const;
+  std::string where(int column) const;
+
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_OK;
+  mutable std::optional<std::string> bad_;
 };
 
 // Bulk insertion: rows are bound into one multi-row INSERT of `batch` rows,

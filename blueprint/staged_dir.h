@@ -2,6 +2,11 @@
 // (".NAME.tmp-PID") and swapped into place with one rename(2), or one
 // renameat2(RENAME_EXCHANGE) when an older one is there. Plans and profile
 // sets are written this way; a failure leaves the target as it was.
+//
+// A staging directory is also removed when the process is killed by
+// SIGINT, SIGTERM or SIGHUP while it exists (and by the CLI's last-resort
+// handler, remove_staging_directories()): a run stopped half-way leaves
+// nothing behind, not a hidden tree of hundreds of megabytes.
 #pragma once
 
 #include <filesystem>
@@ -36,10 +41,15 @@ class StagedDirectory {
   Status commit();  // swaps the staging into place and drops what it replaced
 
  private:
-  StagedDirectory(std::filesystem::path target, std::filesystem::path staging)
-      : target_(std::move(target)), staging_(std::move(staging)) {}
+  StagedDirectory(std::filesystem::path target, std::filesystem::path staging);
   std::filesystem::path target_, staging_;
   bool done_ = false;
+  int slot_ = -1;  // in the registry the signal handler reads; -1: not registered
 };
+
+// Removes every staging directory this process has open, with system calls
+// only (no allocation, no lock): safe in a signal handler and in a
+// std::terminate handler, where nothing unwinds to run the destructors.
+void remove_staging_directories() noexcept;
 
 }  // namespace hpn

@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cstdio>
 #include <fstream>
 #include <string_view>
 #include <unordered_map>
+
+#include "blueprint/input_file.h"
 
 namespace hpn {
 
@@ -352,11 +355,18 @@ Result<std::string> BlueprintStore::meta(const std::string& key) const {
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   s.bind(1, key);
   if (s.step()) return s.text(0);
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return Error{fmt::format("{}: no meta record '{}'", path_, key)};
 }
 
 namespace {
+
+// The ranges schemas/blueprint.sql gives: a 24-bit telemetry node ID (all
+// ones is "unavailable", RFC 9197 §4.4.2.1), a 16-bit interface ID (§4.4.2.2)
+// and a 4-octet AS number (RFC 6793).
+constexpr int64_t kMaxNodeId = 0xFFFFFE;
+constexpr int64_t kMaxPortId = 0xFFFE;
+constexpr int64_t kMaxAsn = 0xFFFFFFFF;
 
 constexpr const char* kDeviceColumns =
     "SELECT name, role, pod, segment, plane, rail, node_id, rack, ru, state, asn FROM devices";
@@ -365,15 +375,15 @@ DeviceRow read_device(const sql::Stmt& s) {
   DeviceRow d;
   d.name = s.text(0);
   d.role = s.text(1);
-  d.pod = static_cast<int>(s.integer_or(2, kNone));
-  d.segment = static_cast<int>(s.integer_or(3, kNone));
-  d.plane = static_cast<int>(s.integer_or(4, kNone));
-  d.rail = static_cast<int>(s.integer_or(5, kNone));
-  d.node_id = s.integer(6);
+  d.pod = s.int32_or(2, kNone);
+  d.segment = s.int32_or(3, kNone);
+  d.plane = s.int32_or(4, kNone);
+  d.rail = s.int32_or(5, kNone);
+  d.node_id = s.integer(6, 0, kMaxNodeId);
   d.rack = s.text(7);
-  d.ru = static_cast<int>(s.integer_or(8, kNone));
+  d.ru = s.int32_or(8, kNone);
   d.state = s.text(9);
-  d.asn = s.integer_or(10, kNone);
+  d.asn = s.integer_or(10, kNone, 0, kMaxAsn);
   return d;
 }
 
@@ -396,7 +406,7 @@ Result<std::vector<DeviceRow>> BlueprintStore::devices(const DeviceFilter& f) co
   if (f.rack) s.bind(7, *f.rack);
   std::vector<DeviceRow> rows;
   while (s.step()) rows.push_back(read_device(s));
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return rows;
 }
 
@@ -405,7 +415,7 @@ Result<std::optional<DeviceRow>> BlueprintStore::device(const std::string& name)
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   s.bind(1, name);
   if (s.step()) return std::optional<DeviceRow>(read_device(s));
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return std::optional<DeviceRow>();
 }
 
@@ -421,7 +431,9 @@ constexpr const char* kCableColumns =
     "   group_concat(CASE WHEN trunk_id IS NOT NULL THEN trunk_id || ' lane ' || lane END, ', ') AS via"
     "   FROM (SELECT * FROM legs ORDER BY cable_id, leg) GROUP BY cable_id) lg ON lg.cable_id = c.cable_id";
 
-CableRow cable_row(sql::Stmt& s) {
+// A cable row, or the bad value that ended the statement; `cords` is
+// computed (group_concat), so its numbers are checked here.
+std::optional<CableRow> cable_row(const sql::Stmt& s, std::string& error) {
   CableRow c;
   c.cable_id = s.text(0);
   c.kind = s.text(1);
@@ -429,25 +441,33 @@ CableRow cable_row(sql::Stmt& s) {
   c.a_port = s.text(3);
   c.z_device = s.text(4);
   c.z_port = s.text(5);
-  c.speed_gbps = static_cast<int>(s.integer(6));
+  c.speed_gbps = s.int32(6);
   c.state = s.text(7);
-  c.length_m = static_cast<int>(s.integer(8));
+  c.length_m = s.int32(8);
   c.media = s.text(9);
   c.label_a = s.text(10);
   c.label_z = s.text(11);
   c.a_rack = s.text(12);
-  c.a_ru = static_cast<int>(s.integer_or(13, kNone));
+  c.a_ru = s.int32_or(13, kNone);
   c.z_rack = s.text(14);
-  c.z_ru = static_cast<int>(s.integer_or(15, kNone));
-  c.stock_length_m = static_cast<int>(s.integer(16));
+  c.z_ru = s.int32_or(15, kNone);
+  c.stock_length_m = s.int32(16);
   const std::string cords = s.text(17);
   for (size_t at = 0; at < cords.size();) {
     size_t end = cords.find(',', at);
     if (end == std::string::npos) end = cords.size();
-    c.cords_m.push_back(std::atoi(cords.substr(at, end - at).c_str()));
+    int metres = 0;
+    const auto [stop, ec] = std::from_chars(cords.data() + at, cords.data() + end, metres);
+    if (ec != std::errc() || stop != cords.data() + end) {
+      error = fmt::format("cable {}: legs: a patch cord's stock_length_m is not an integer ('{}')", c.cable_id,
+                          printable(cords.substr(at, end - at)));
+      return std::nullopt;
+    }
+    c.cords_m.push_back(metres);
     at = end + 1;
   }
   c.via = s.text(18);
+  if (s.failed()) return std::nullopt;
   return c;
 }
 
@@ -462,8 +482,14 @@ Result<std::vector<CableRow>> BlueprintStore::cables_of(
   s.bind(1, device);
   if (port) s.bind(2, *port);
   std::vector<CableRow> rows;
-  while (s.step()) rows.push_back(cable_row(s));
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  std::string error;
+  while (s.step()) {
+    auto row = cable_row(s, error);
+    if (!row) break;
+    rows.push_back(std::move(*row));
+  }
+  if (!error.empty()) return Error{fmt::format("{}: {}", path_, error)};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return rows;
 }
 
@@ -481,8 +507,14 @@ Result<std::vector<CableRow>> BlueprintStore::cables(const CableFilter& f) const
   if (f.segment) s.bind(4, *f.segment);
   if (f.rack) s.bind(5, *f.rack);
   std::vector<CableRow> rows;
-  while (s.step()) rows.push_back(cable_row(s));
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  std::string error;
+  while (s.step()) {
+    auto row = cable_row(s, error);
+    if (!row) break;
+    rows.push_back(std::move(*row));
+  }
+  if (!error.empty()) return Error{fmt::format("{}: {}", path_, error)};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return rows;
 }
 
@@ -491,10 +523,10 @@ Result<std::vector<Rack>> BlueprintStore::racks() const {
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   std::vector<Rack> racks;
   while (s.step()) {
-    racks.push_back({s.text(0), static_cast<int>(s.integer(1)), static_cast<int>(s.integer(2)),
-                     static_cast<int>(s.integer(3)), s.text(4)});
+    racks.push_back({s.text(0), s.int32(1), s.int32(2),
+                     s.int32(3), s.text(4)});
   }
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return racks;
 }
 
@@ -503,8 +535,10 @@ Result<std::optional<CableRow>> BlueprintStore::cable(const std::string& cable_i
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   s.bind(1, cable_id);
   std::optional<CableRow> row;
-  if (s.step()) row = cable_row(s);
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  std::string error;
+  if (s.step()) row = cable_row(s, error);
+  if (!error.empty()) return Error{fmt::format("{}: {}", path_, error)};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return row;
 }
 
@@ -515,7 +549,7 @@ Result<std::vector<std::string>> BlueprintStore::lanes_of(const std::string& dev
   s.bind(1, device).bind(2, pattern);
   std::vector<std::string> lanes;
   while (s.step()) lanes.push_back(s.text(0));
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return lanes;
 }
 
@@ -524,15 +558,15 @@ Result<std::optional<PortInfo>> BlueprintStore::port_info(const std::string& dev
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   s.bind(1, device).bind(2, port);
   std::optional<PortInfo> info;
-  if (s.step()) info = PortInfo{static_cast<int>(s.integer(0)), s.text(1)};
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  if (s.step()) info = PortInfo{s.int32(0), s.text(1)};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return info;
 }
 
 Result<Blueprint> BlueprintStore::load() const {
   Blueprint bp;
-  auto failed = [&](const char* what) {
-    return Error{fmt::format("{}: reading {}: {}", path_, what, db_.last_error())};
+  auto failed = [&](const sql::Stmt& s, const char* what) {
+    return Error{fmt::format("{}: reading {}: {}", path_, what, s.ok() ? s.error() : db_.last_error())};
   };
   for (auto [key, out] : {std::pair{"spec_name", &bp.spec_name}, {"spec_yaml", &bp.spec_yaml},
                           {"tool_version", &bp.tool_version}}) {
@@ -545,10 +579,10 @@ Result<Blueprint> BlueprintStore::load() const {
     sql::Stmt s(db_, "SELECT name, hall, row, position, purpose FROM racks ORDER BY rowid");
     while (s.step()) {
       rack_index.emplace(s.text(0), static_cast<int>(bp.racks.size()));
-      bp.racks.push_back({s.text(0), static_cast<int>(s.integer(1)), static_cast<int>(s.integer(2)),
-                          static_cast<int>(s.integer(3)), s.text(4)});
+      bp.racks.push_back({s.text(0), s.int32(1), s.int32(2),
+                          s.int32(3), s.text(4)});
     }
-    if (!s.ok() || s.failed()) return failed("racks");
+    if (!s.ok() || s.failed()) return failed(s, "racks");
   }
   {
     sql::Stmt s(db_, "SELECT panel, port, port_id, speed_gbps, nic, breakout_of, use FROM panels"
@@ -558,14 +592,14 @@ Result<Blueprint> BlueprintStore::load() const {
       if (fresh) bp.panels.push_back({s.text(0), {}});
       PanelPort p;
       p.name = s.text(1);
-      p.port_id = static_cast<uint16_t>(s.integer(2));
-      p.speed_gbps = static_cast<int>(s.integer(3));
-      p.nic = static_cast<int>(s.integer_or(4, kNone));
+      p.port_id = static_cast<uint16_t>(s.integer(2, 0, kMaxPortId));
+      p.speed_gbps = s.int32(3);
+      p.nic = s.int32_or(4, kNone);
       p.breakout_of = s.text(5);
       if (!parse_port_use(s.text(6), p.use)) return Error{fmt::format("{}: unknown port use '{}'", path_, s.text(6))};
       bp.panels[it->second].ports.push_back(std::move(p));
     }
-    if (!s.ok() || s.failed()) return failed("panels");
+    if (!s.ok() || s.failed()) return failed(s, "panels");
   }
   {
     sql::Stmt s(db_, "SELECT name, role, pod, segment, plane, rail, node_id, rack, ru, state, asn, panel"
@@ -591,7 +625,7 @@ Result<Blueprint> BlueprintStore::load() const {
       device_index.emplace(d.name, static_cast<int>(bp.devices.size()));
       bp.devices.push_back(std::move(d));
     }
-    if (!s.ok() || s.failed()) return failed("devices");
+    if (!s.ok() || s.failed()) return failed(s, "devices");
   }
   auto device_of = [&](const std::string& name, int& out) {
     auto it = device_index.find(name);
@@ -612,15 +646,15 @@ Result<Blueprint> BlueprintStore::load() const {
       }
       c.a_port = s.text(3);
       c.z_port = s.text(5);
-      c.speed_gbps = static_cast<int>(s.integer(6));
+      c.speed_gbps = s.int32(6);
       c.state = s.text(7) == "backup" ? State::backup : State::active;
-      c.length_m = static_cast<int>(s.integer(8));
+      c.length_m = s.int32(8);
       c.media = s.text(9);
-      c.stock_length_m = static_cast<int>(s.integer(10));
+      c.stock_length_m = s.int32(10);
       cable_index.emplace(c.id, static_cast<int>(bp.cables.size()));
       bp.cables.push_back(std::move(c));
     }
-    if (!s.ok() || s.failed()) return failed("cables");
+    if (!s.ok() || s.failed()) return failed(s, "cables");
   }
   {
     sql::Stmt s(db_, "SELECT core, in_port, dst_pod, out_port, fallback, status FROM core_rules ORDER BY rowid");
@@ -628,13 +662,13 @@ Result<Blueprint> BlueprintStore::load() const {
       CoreRule r;
       if (!device_of(s.text(0), r.core)) return Error{fmt::format("{}: core rule of unknown device {}", path_, s.text(0))};
       r.in_port = s.text(1);
-      r.dst_pod = static_cast<int>(s.integer(2));
+      r.dst_pod = s.int32(2);
       r.out_port = s.text(3);
       r.fallback = s.text(4);
       r.status = s.text(5);
       bp.core_rules.push_back(std::move(r));
     }
-    if (!s.ok() || s.failed()) return failed("core_rules");
+    if (!s.ok() || s.failed()) return failed(s, "core_rules");
   }
   {
     sql::Stmt s(db_, "SELECT device, interface, purpose, nic, ipv4, ipv4_len, ipv6, ipv6_len, mac FROM interfaces"
@@ -644,43 +678,43 @@ Result<Blueprint> BlueprintStore::load() const {
       if (!device_of(s.text(0), i.device)) return Error{fmt::format("{}: interface of unknown device {}", path_, s.text(0))};
       i.name = s.text(1);
       i.purpose = s.text(2);
-      i.nic = static_cast<int>(s.integer_or(3, kNone));
+      i.nic = s.int32_or(3, kNone);
       i.ipv4 = s.text(4);
-      i.ipv4_len = static_cast<int>(s.integer_or(5, 0));
+      i.ipv4_len = s.int32_or(5, 0);
       i.ipv6 = s.text(6);
-      i.ipv6_len = static_cast<int>(s.integer_or(7, 0));
+      i.ipv6_len = s.int32_or(7, 0);
       i.mac = s.text(8);
       bp.interfaces.push_back(std::move(i));
     }
-    if (!s.ok() || s.failed()) return failed("interfaces");
+    if (!s.ok() || s.failed()) return failed(s, "interfaces");
   }
   {
     sql::Stmt s(db_, "SELECT cable_id, a_ipv4, z_ipv4, ipv4_len, a_ipv6, z_ipv6, ipv6_len FROM links ORDER BY rowid");
     while (s.step()) {
       auto it = cable_index.find(s.text(0));
       if (it == cable_index.end()) return Error{fmt::format("{}: link of unknown cable {}", path_, s.text(0))};
-      bp.links.push_back({it->second, s.text(1), s.text(2), static_cast<int>(s.integer(3)), s.text(4),
-                          s.text(5), static_cast<int>(s.integer(6))});
+      bp.links.push_back({it->second, s.text(1), s.text(2), s.int32(3), s.text(4),
+                          s.text(5), s.int32(6)});
     }
-    if (!s.ok() || s.failed()) return failed("links");
+    if (!s.ok() || s.failed()) return failed(s, "links");
   }
   if (auto plant = load_plant(bp, cable_index); !plant) return plant.error();
   return bp;
 }
 
 Status BlueprintStore::load_plant(Blueprint& bp, const std::unordered_map<std::string, int>& cable_index) const {
-  auto failed = [&](const char* what) {
-    return Error{fmt::format("{}: reading {}: {}", path_, what, db_.last_error())};
+  auto failed = [&](const sql::Stmt& s, const char* what) {
+    return Error{fmt::format("{}: reading {}: {}", path_, what, s.ok() ? s.error() : db_.last_error())};
   };
   std::unordered_map<std::string, int> panel_index, trunk_index;
   {
     sql::Stmt s(db_, "SELECT name, hall, row, ports FROM patch_panels ORDER BY rowid");
     while (s.step()) {
       panel_index.emplace(s.text(0), static_cast<int>(bp.patch_panels.size()));
-      bp.patch_panels.push_back({s.text(0), static_cast<int>(s.integer(1)), static_cast<int>(s.integer_or(2, kNone)),
-                                 static_cast<int>(s.integer(3))});
+      bp.patch_panels.push_back({s.text(0), s.int32(1), s.int32_or(2, kNone),
+                                 s.int32(3)});
     }
-    if (!s.ok() || s.failed()) return failed("patch_panels");
+    if (!s.ok() || s.failed()) return failed(s, "patch_panels");
   }
   auto panel_of = [&](const std::string& name, int& out) {
     if (name.empty()) return true;  // NULL: a device end
@@ -702,13 +736,13 @@ Status BlueprintStore::load_plant(Blueprint& bp, const std::unordered_map<std::s
       t.fibre = s.text(4);
       t.connector = s.text(5);
       t.polarity = s.text(6);
-      t.lanes = static_cast<int>(s.integer(7));
-      t.length_m = static_cast<int>(s.integer(8));
-      t.stock_length_m = static_cast<int>(s.integer(9));
+      t.lanes = s.int32(7);
+      t.length_m = s.int32(8);
+      t.stock_length_m = s.int32(9);
       trunk_index.emplace(t.id, static_cast<int>(bp.trunks.size()));
       bp.trunks.push_back(std::move(t));
     }
-    if (!s.ok() || s.failed()) return failed("trunks");
+    if (!s.ok() || s.failed()) return failed(s, "trunks");
   }
   {
     sql::Stmt s(db_, "SELECT cable_id, from_panel, from_port, to_panel, to_port, trunk_id, lane, length_m,"
@@ -724,34 +758,39 @@ Status BlueprintStore::load_plant(Blueprint& bp, const std::unordered_map<std::s
       }
       if (!known) return Error{fmt::format("{}: leg of cable {} names what the blueprint does not have", path_, s.text(0))};
       l.cable = cable->second;
-      l.from_port = static_cast<int>(s.integer_or(2, kNone));
-      l.to_port = static_cast<int>(s.integer_or(4, kNone));
-      l.lane = static_cast<int>(s.integer_or(6, kNone));
-      l.length_m = static_cast<int>(s.integer(7));
-      l.stock_length_m = static_cast<int>(s.integer(8));
+      l.from_port = s.int32_or(2, kNone);
+      l.to_port = s.int32_or(4, kNone);
+      l.lane = s.int32_or(6, kNone);
+      l.length_m = s.int32(7);
+      l.stock_length_m = s.int32(8);
       Cable& c = bp.cables[l.cable];
       if (c.first_leg == kNone) c.first_leg = static_cast<int>(bp.legs.size());
       ++c.legs;
       bp.legs.push_back(l);
     }
-    if (!s.ok() || s.failed()) return failed("legs");
+    if (!s.ok() || s.failed()) return failed(s, "legs");
   }
   return {};
 }
 
 Result<BlueprintStore::Ranges> BlueprintStore::ranges() const {
-  sql::Stmt s(db_, "SELECT MIN(pod), MAX(pod), MIN(segment), MAX(segment), MIN(plane), MAX(plane), MIN(rail), MAX(rail)"
-                   " FROM devices");
+  // Row by row rather than MIN()/MAX(): a value that is no integer is then
+  // named by its row (a plan has a few thousand devices).
+  sql::Stmt s(db_, "SELECT pod, segment, plane, rail FROM devices");
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   Ranges r;
-  if (s.step()) {
-    auto at = [&](int i) { return std::pair<int, int>{static_cast<int>(s.integer_or(i, kNone)), static_cast<int>(s.integer_or(i + 1, kNone))}; };
-    r.pod = at(0);
-    r.segment = at(2);
-    r.plane = at(4);
-    r.rail = at(6);
+  auto widen = [](std::pair<int, int>& range, int v) {
+    if (v == kNone) return;
+    if (range.first == kNone || v < range.first) range.first = v;
+    if (range.second == kNone || v > range.second) range.second = v;
+  };
+  while (s.step()) {
+    widen(r.pod, s.int32_or(0, kNone));
+    widen(r.segment, s.int32_or(1, kNone));
+    widen(r.plane, s.int32_or(2, kNone));
+    widen(r.rail, s.int32_or(3, kNone));
   }
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return r;
 }
 
@@ -760,7 +799,7 @@ Result<bool> BlueprintStore::has_port(const std::string& device, const std::stri
   if (!s.ok()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
   s.bind(1, device).bind(2, port);
   bool found = s.step();
-  if (s.failed()) return Error{fmt::format("{}: {}", path_, db_.last_error())};
+  if (s.failed()) return Error{fmt::format("{}: {}", path_, s.error())};
   return found;
 }
 

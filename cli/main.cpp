@@ -8,8 +8,12 @@
 #include <cctype>
 #include <cstring>
 #include <chrono>
+#include <cstdlib>
+#include <exception>
 #include <string>
 #include <vector>
+
+#include "blueprint/staged_dir.h"
 
 #include "cli/completion.h"
 #include "cli/config_command.h"
@@ -117,6 +121,27 @@ std::string parse_error_text(const CLI::App& app, const CLI::ParseError& e, cons
   return fmt::format("{}{}; see {}", where, what, help);
 }
 
+// The last resort, for an exception nothing caught: one line and exit 3,
+// never an abort with a core dump. Reached through std::terminate (an
+// exception in another thread, or through a noexcept function), nothing
+// unwinds, so the staging directories are removed here.
+[[noreturn]] void die_of_uncaught() {
+  std::string what = "an unknown exception";
+  if (const std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+  } else {
+    what = "std::terminate without an exception";
+  }
+  hpn::remove_staging_directories();
+  hpn::cli::fail(hpn::cli::kEnvironmentError, fmt::format("internal error: {}; please report it", what));
+  std::_Exit(hpn::cli::kEnvironmentError);
+}
+
 int run(int argc, char** argv) {
   using namespace hpn::cli;
   CLI::App app{"hpnctl: plan, wire and verify the back-end network of an Alibaba HPN GPU cluster"};
@@ -176,10 +201,22 @@ int run(int argc, char** argv) {
 // lost to a full disk, /dev/full or a file size limit is an environment
 // error (exit 3) naming stdout, not a success (cli/stdout_check.h). A
 // command that failed already said why, and its exit code stands.
+// An exception nothing caught is one line and exit 3, never an abort: out
+// of a command, its stack has unwound (staging directories removed by
+// their destructors) when it gets here; through std::terminate,
+// die_of_uncaught() removes them.
 int main(int argc, char** argv) {
   using namespace hpn::cli;
+  std::set_terminate(die_of_uncaught);
   StdoutCheck out;
-  const int code = run(argc, argv);
+  int code = kEnvironmentError;
+  try {
+    code = run(argc, argv);
+  } catch (const std::exception& e) {
+    return fail(kEnvironmentError, fmt::format("internal error: {}; please report it", e.what()));
+  } catch (...) {
+    return fail(kEnvironmentError, "internal error: an unknown exception; please report it");
+  }
   const int error = out.finish();
   if (error == 0 || (code != kOk && code != kFindings)) return code;
   return fail(kEnvironmentError, fmt::format("stdout: write failed: {}", std::strerror(error)));

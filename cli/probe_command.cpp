@@ -178,11 +178,11 @@ int run_listen(ListenArgs& a) {
   std::cerr << fmt::format("hpnctl: listening on {} port {} (run {:016x}, pid {})\n", fmt::join(o.interfaces, ", "),
                            o.udp_port, guarding.run_id, getpid())
             << std::flush;
-  std::vector<probe::Observation> seen;
+  std::vector<probe::ObservationRecord> seen;
   if (!a.output.empty()) {
     o.device = a.naming.device;
     o.ioam_namespace = static_cast<std::uint16_t>(a.naming.ioam_namespace);
-    o.record = [&](const probe::Observation& obs) { seen.push_back(obs); };
+    o.record = [&](const probe::ObservationRecord& obs) { seen.push_back(obs); };
   }
   probe::SystemClock clock;
   probe::AuthenticatedNetwork authenticated(network, *guard.value(), clock);

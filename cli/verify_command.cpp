@@ -140,7 +140,7 @@ int run_verify(VerifyOptions o, const Verbosity& verbosity) {
     bgp.push_back(std::move(dump.value()));
   }
   hpn::FabricIndex fabric(bp.value());
-  std::vector<hpn::probe::Observation> all;
+  hpn::probe::ObservationSet all;
   std::string teardown_error;
   if (o.lab) {
     int failure = kEnvironmentError;
@@ -164,12 +164,21 @@ int run_verify(VerifyOptions o, const Verbosity& verbosity) {
                 "from the plan");
   }
   if (!o.observations.empty()) {
-    auto read = hpn::probe::read_observation_inputs(o.observations);
+    // A record with more hops than the plan's longest path is no path of
+    // this fabric: skipped as malformed, and counted below.
+    const std::size_t longest = hpn::probe::longest_path_hops(bp.value());
+    auto read = hpn::probe::read_observation_inputs(o.observations, longest);
     if (!read) return fail(kInputError, read.error().message);
     if (all.size() + read->size() > hpn::probe::kMaxObservations) {
       return fail(kInputError, fmt::format("more than {} observation records in all", hpn::probe::kMaxObservations));
     }
-    all.insert(all.end(), std::make_move_iterator(read->begin()), std::make_move_iterator(read->end()));
+    if (const std::size_t skipped = read->skipped_long_paths(); skipped > 0) {
+      std::cerr << shown(fmt::format("hpnctl: warning: {} observation record{} with more hops than the plan's longest "
+                                     "path ({}) skipped as malformed (the first: {})\n",
+                                     skipped, skipped == 1 ? "" : "s", longest, read->first_skipped_long_path()));
+    }
+    if (all.empty()) all = std::move(read.value());
+    else all.append(read.value());
   }
   hpn::validator::DiffOptions options;
   options.min_probes = o.min_probes;

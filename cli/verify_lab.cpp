@@ -95,7 +95,7 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   if (!std::getenv("HPN_KEEP_WORK")) fs::remove_all(work, ec);
   if (!seen) return seen.error();
   if (keep) {
-    if (auto st = probe::write_observation_file(*keep, seen.value()); !st) return st.error();
+    if (auto st = probe::write_observation_set_file(*keep, seen.value()); !st) return st.error();
     // Beside it, the plan the senders were given: the entry each observation names.
     if (auto st = write_file_atomic(*keep + ".plan", plan_jsonl); !st) return st.error();
   }

@@ -25,7 +25,7 @@ namespace hpn::cli {
 // trains), and the attempts those may make across any one direction
 // (probe/loss_trains.h).
 struct LabEvidence {
-  std::vector<probe::Observation> observations;
+  probe::ObservationSet observations;
   std::vector<validator::BgpDump> bgp;  // one per switch, as its bgpd reported once converged
   std::string teardown_error;           // lab down failed after the probing: the lab may be partly up
 };

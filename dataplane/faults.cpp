@@ -32,6 +32,17 @@ std::string fault_script(const LabTopology& t, int node, FaultPhase phase) {
     const bool early = link.fault.kind == FaultKind::drop && !host_cable;
     const LabPort& sender = link.fault.direction == Direction::a_to_z ? link.a : link.z;
     if (early && t.node_of(sender.device) == node) earlier = true;
+    // No ICMPv6 error out of a switch's port: in force from the start
+    // (neighbour discovery and BGP need none).
+    if (link.fault.kind == FaultKind::icmp_off) {
+      const LabPort& at = link.fault.at_z ? link.z : link.a;
+      if (t.node_of(at.device) == node) {
+        earlier = true;
+        add(at.ifname, fmt::format("icmpv6 type {{ destination-unreachable, packet-too-big, time-exceeded, "
+                                   "parameter-problem }} counter drop comment \"cable {} {}\"",
+                                   cable_name(link), link.fault.to_string()));
+      }
+    }
     if ((link.fault.kind == FaultKind::drop || link.fault.kind == FaultKind::loss) && (early || converged)) {
       // The sending end of the broken direction.
       const LabPort& tx = link.fault.direction == Direction::a_to_z ? link.a : link.z;

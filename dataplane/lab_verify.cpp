@@ -187,7 +187,7 @@ Result<std::string> make_work_dir(const std::string& purpose) {
   return dir;
 }
 
-Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const LabState& lab,
+Result<probe::ObservationSet> probe_lab(const Blueprint& bp, const LabState& lab,
                                                   const std::string& status_json,
                                                   const LabProbeOptions& o, const ProbeProgress& progress,
                                                   std::string* plan_jsonl) {
@@ -245,7 +245,7 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
     listeners.push_back(std::move(child));
   }
 
-  std::vector<probe::Observation> seen;
+  probe::ObservationSet seen;
   // Sends exactly `round`'s probes: each sender its share as a plan file.
   auto send_round = [&](const probe::Round& round, int rate) -> Status {
     say(fmt::format("{}: {} senders", round.name, round.senders.size()));
@@ -280,9 +280,7 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
         std::string text((std::istreambuf_iterator<char>(log)), std::istreambuf_iterator<char>());
         return Error{fmt::format("probe send ({}) exited with {}: {}", file, code, text)};
       }
-      auto obs = probe::read_observation_file(file);
-      if (!obs) return obs.error();
-      seen.insert(seen.end(), obs->begin(), obs->end());
+      if (auto st = probe::read_observation_file_into(file, seen); !st) return st.error();
     }
     return {};
   };
@@ -299,14 +297,12 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
   for (const auto& file : listener_files) {
     std::error_code ec;
     if (fs::file_size(file, ec) == 0 && !ec) continue;
-    auto obs = probe::read_observation_file(file);
-    if (!obs) return obs.error();
-    seen.insert(seen.end(), obs->begin(), obs->end());
+    if (auto st = probe::read_observation_file_into(file, seen); !st) return st.error();
   }
   return seen;
 }
 
-Result<probe::Observation> lab_ping(const Blueprint& bp, const LabState& lab, const std::string& status_json,
+Result<probe::ObservationRecord> lab_ping(const Blueprint& bp, const LabState& lab, const std::string& status_json,
                                     const std::string& hpnctl, const std::string& work_dir,
                                     const std::string& src, const std::string& dst, int nic, int sport) {
   const StateDevice* from = nullptr;
@@ -368,12 +364,12 @@ Result<probe::Observation> lab_ping(const Blueprint& bp, const LabState& lab, co
   auto sent = probe::read_observation_file(sent_file);
   if (!sent) return sent.error();
   for (const auto& o : sent.value()) {
-    if (o.direction == "forward" && o.received) return o;
+    if (o.direction == "forward" && o.received) return probe::ObservationRecord(o);
   }
   // Lost on the way back, perhaps: what the receiver saw is the answer.
   auto seen = probe::read_observation_file(seen_file);
   if (seen && !seen->empty()) {
-    probe::Observation o = seen->front();
+    probe::ObservationRecord o(seen->front());
     o.src_device = src;
     o.src_port = port;
     return o;

@@ -47,7 +47,7 @@ using ProbeProgress = std::function<void(std::string_view)>;
 // observation records its entry: its line in `plan_jsonl`, when given,
 // which gets every target sent, with all the source ports sent to it
 // (ProbeRounds::entries_jsonl).
-Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const LabState& lab,
+Result<probe::ObservationSet> probe_lab(const Blueprint& bp, const LabState& lab,
                                                   const std::string& status_json,
                                                   const LabProbeOptions& options,
                                                   const ProbeProgress& progress = {},
@@ -56,7 +56,7 @@ Result<std::vector<probe::Observation>> probe_lab(const Blueprint& bp, const Lab
 // `lab ping`: one probe from `src`'s port of NIC `nic` (its plane-1 port) to
 // `dst`'s NIC `nic`, from UDP source port `sport`, as the receiver captured
 // it: the forward observation, hops in path order.
-Result<probe::Observation> lab_ping(const Blueprint& bp, const LabState& lab, const std::string& status_json,
+Result<probe::ObservationRecord> lab_ping(const Blueprint& bp, const LabState& lab, const std::string& status_json,
                                     const std::string& hpnctl, const std::string& work_dir,
                                     const std::string& src, const std::string& dst, int nic, int sport);
 

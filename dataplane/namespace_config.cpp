@@ -108,6 +108,13 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
       // 1000 a second per destination; Linux's default is one a second, and
       // a real switch's control plane polices them to a few hundred.
       c.sysctls.push_back({"net/ipv6/icmp/ratelimit", "1"});
+      // A port with IOAM off (an ioam-off fault): after the configuration's
+      // own setting, which it overrides.
+      for (const auto& link : t.links) {
+        if (link.fault.kind != FaultKind::ioam_off) continue;
+        const LabPort& at = link.fault.at_z ? link.z : link.a;
+        if (t.node_of(at.device) == static_cast<int>(n)) c.sysctls.push_back({conf(at.ifname, "ioam6_enabled"), "0"});
+      }
     } else {
       // The profile sets the hash policy; the lab fixes the seed, so a lab
       // hashes the same way every time it comes up (the key exists from

@@ -114,6 +114,8 @@ std::string Fault::to_string() const {
     case FaultKind::down: return "down";
     case FaultKind::drop: return fmt::format("drop-{}", way);
     case FaultKind::loss: return fmt::format("loss-{}:{}", way, loss_percent);
+    case FaultKind::ioam_off: return at_z ? "ioam-off-z" : "ioam-off-a";
+    case FaultKind::icmp_off: return at_z ? "icmp-off-z" : "icmp-off-a";
   }
   return "";
 }
@@ -133,6 +135,14 @@ bool parse_fault(std::string_view text, Fault& out) {
   if (text.starts_with("drop-")) {
     out.kind = FaultKind::drop;
     return direction(text.substr(5));
+  }
+  for (const auto& [prefix, kind] : {std::pair{"ioam-off-", FaultKind::ioam_off}, std::pair{"icmp-off-", FaultKind::icmp_off}}) {
+    if (!text.starts_with(prefix)) continue;
+    const auto end = text.substr(std::string_view(prefix).size());
+    if (end != "a" && end != "z") return false;
+    out.kind = kind;
+    out.at_z = end == "z";
+    return true;
   }
   if (text.starts_with("loss-")) {
     const auto colon = text.find(':');
@@ -236,11 +246,19 @@ Result<Wiring> parse_wiring(std::string_view text, std::string_view source, cons
     ok = end_ok("z", field("z_device"), c.z_port, c.z_device) && ok;
     const std::string fault = field("fault");
     if (!parse_fault(fault, c.fault)) {
-      fail(line_no, fmt::format("fault '{}': expected down, drop-a-z, drop-z-a, loss-a-z:N or "
-                                "loss-z-a:N (N in 1..100)", fault));
+      fail(line_no, fmt::format("fault '{}': expected down, drop-a-z, drop-z-a, loss-a-z:N, loss-z-a:N (N in "
+                                "1..100), ioam-off-a, ioam-off-z, icmp-off-a or icmp-off-z", fault));
       ok = false;
     }
     if (!ok) continue;
+    if (c.fault.kind == FaultKind::ioam_off || c.fault.kind == FaultKind::icmp_off) {
+      const Device& at = bp.devices[c.fault.at_z ? c.z_device : c.a_device];
+      if (at.role == Role::host) {
+        fail(line_no, fmt::format("fault '{}': {} is a host; IOAM and ICMPv6 faults are a switch port's", fault,
+                                  at.name));
+        continue;
+      }
+    }
     if (!check.claim(c.a_device, c.a_port, line_no, error) ||
         !check.claim(c.z_device, c.z_port, line_no, error)) {
       fail(line_no, error);

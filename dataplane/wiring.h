@@ -13,16 +13,23 @@
 
 namespace hpn::lab {
 
-enum class FaultKind { none, down, drop, loss };
+enum class FaultKind { none, down, drop, loss, ioam_off, icmp_off };
 // Which way a one-directional fault acts, in the wiring file's own a/z order.
 enum class Direction { a_to_z, z_to_a };
 
 // The `fault` column: `down` (a dark cable), `drop-a-z` / `drop-z-a` (one
-// direction broken), `loss-a-z:N` / `loss-z-a:N` (N% loss one way, 1..100).
+// direction broken), `loss-a-z:N` / `loss-z-a:N` (N% loss one way, 1..100);
+// or the state of the switch port at one end, the cable itself sound:
+// `ioam-off-a` / `ioam-off-z` (the port writes no IOAM record into what
+// enters it: net.ipv6.conf.IF.ioam6_enabled=0), `icmp-off-a` /
+// `icmp-off-z` (no ICMPv6 error leaves the switch by that port, as a
+// control-plane policer that lets none through). A switch with IOAM or
+// ICMPv6 errors off altogether is that fault at every cable end of it.
 struct Fault {
   FaultKind kind = FaultKind::none;
   Direction direction = Direction::a_to_z;
   int loss_percent = 0;
+  bool at_z = false;  // ioam_off, icmp_off: the end whose port it is
 
   // The column's text; empty for no fault.
   std::string to_string() const;

@@ -12,6 +12,7 @@
 
 #include "blueprint/input_file.h"
 #include "blueprint/names.h"
+#include "planner/yaml_lines.h"
 
 namespace hpn {
 
@@ -151,6 +152,9 @@ Status read_mapping(const std::string& text, const std::string& name, const std:
     root = YAML::Load(text);
   } catch (const YAML::Exception& e) {
     return Error{fmt::format("{}:{}:{}: {}", name, e.mark.line + 1, e.mark.column + 1, e.msg)};
+  }
+  if (auto spilled = first_spilled_scalar(root, text)) {
+    return Error{fmt::format("{}:{}:{}: {}", name, spilled->line, spilled->column, spilled->message)};
   }
   if (!root.IsMap()) {
     return Error{fmt::format("{}: not ip -j link, rdma -j link, or a mapping of planned ports (nic1p1: enp59s0f0np0)",

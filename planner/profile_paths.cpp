@@ -1,6 +1,7 @@
 #include "planner/profile_paths.h"
 
 #include "blueprint/input_file.h"
+#include "blueprint/json_shape.h"
 
 #include <fmt/format.h>
 
@@ -20,6 +21,14 @@ using nlohmann::json;
 
 // A paths file lists a few ports per destination; anything near this is not one.
 constexpr size_t kMaxPathsBytes = 256u << 20;
+// The format nests 7 levels (hosts, a host's list, an entry, its evidence);
+// a pod's file holds a few million values. The evidence, which hpnctl does
+// not read back, is dropped while parsing, so the DOM is what is kept.
+constexpr JsonBounds kPathsBounds{16, std::size_t{16} << 20, "a paths file"};
+// An entry's keys that are read; the others are the verify step's evidence.
+bool kept_entry_key(const json& key) {
+  return key == "bond" || key == "destination" || key == "udp_source_ports";
+}
 
 Result<MeasuredPorts> read_entry(const json& e, const std::string& where) {
   if (!e.is_object()) return Error{where + ": expected an object"};
@@ -51,9 +60,16 @@ Result<MeasuredPorts> read_entry(const json& e, const std::string& where) {
 }  // namespace
 
 Result<PathsFile> parse_paths(std::string_view text, const std::string& source) {
+  if (text.size() > kMaxPathsBytes) {
+    return Error{fmt::format("{}: too large for a paths file (more than {} bytes)", source, kMaxPathsBytes)};
+  }
+  if (auto st = check_json_bounds(text, source, kPathsBounds); !st) return st.error();
   json doc;
   try {
-    doc = json::parse(text);
+    // Depth 4 is an entry of hosts.HOST[i].
+    doc = json::parse(text, [](int depth, json::parse_event_t event, json& parsed) {
+      return event != json::parse_event_t::key || depth != 4 || kept_entry_key(parsed);
+    });
   } catch (const json::exception& e) {
     // parse_error, and out_of_range for a number past a double ("1e1111",
     // found by fuzz_paths), which is no parse_error.

@@ -21,6 +21,7 @@
 
 #include "planner/diagnostics.h"
 #include "planner/plant.h"
+#include "planner/yaml_lines.h"
 
 namespace hpn {
 
@@ -715,6 +716,10 @@ Result<Spec> parse_into(Spec spec, std::string_view text, const std::string& nam
     loader.error({}, fmt::format("the spec holds more than {} YAML values (each use of an alias counts "
                                  "its anchor's values again); a pod spec holds a few hundred",
                                  kMaxSpecNodes));
+    return Error{loader.report()};
+  }
+  if (auto spilled = first_spilled_scalar(root, text)) {
+    loader.error({spilled->line, spilled->column}, spilled->message);
     return Error{loader.report()};
   }
   try {

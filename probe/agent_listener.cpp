@@ -181,7 +181,7 @@ ListenerCounts run_listener(const ListenerOptions& o, DatagramNetwork& network, 
     if (!reply) continue;
     if (o.record) {
       const ProbeHeader& p = responder.last_probe();
-      Observation seen;
+      ObservationRecord seen;
       seen.run = fmt::format("{:016x}", p.run_id);
       seen.probe = p.probe_id;
       seen.direction = "forward";

@@ -117,7 +117,7 @@ struct ListenerOptions {
   // Each accepted probe as this host saw it arrive (a forward observation
   // without the sender's port, which only the sender knows). The receiver's
   // own evidence: it survives a reply lost on a one-way broken link.
-  std::function<void(const Observation&)> record;
+  std::function<void(const ObservationRecord&)> record;
   std::string device;                   // this host's blueprint name, for `record`
   std::uint16_t ioam_namespace = 123;
 };

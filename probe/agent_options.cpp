@@ -1,10 +1,12 @@
 #include "probe/agent_options.h"
 
 #include "blueprint/input_file.h"
+#include "blueprint/json_shape.h"
 #include "probe/payload.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -153,26 +155,32 @@ hpn::Result<PortRange> parse_port_range(std::string_view text) {
 }
 
 hpn::Result<SendPlan> read_send_plan(const std::string& path) {
-  // A regular file of bounded size: lines can then be no longer than it.
-  if (auto st = hpn::check_input_file(path, "a send plan"); !st) return st.error();
-  std::error_code ec;
-  if (std::filesystem::file_size(path, ec) > kMaxSendPlanBytes) {
+  auto text = hpn::read_input_file(path, "a send plan", kMaxSendPlanBytes);
+  if (!text) return text.error();
+  return parse_send_plan(text.value(), path);
+}
+
+hpn::Result<SendPlan> parse_send_plan(std::string_view text, const std::string& path) {
+  if (text.size() > kMaxSendPlanBytes) {
     return hpn::Error{fmt::format("{}: too large for a send plan (more than {} bytes)", hpn::printable(path), kMaxSendPlanBytes)};
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return hpn::Error{fmt::format("{}: cannot read the plan file", path)};
   SendPlan plan;
   std::map<std::string, std::size_t> from_index, to_index;
-  std::string line;
-  std::size_t number = 0, bytes = 0;
-  while (std::getline(in, line)) {
+  std::size_t number = 0;
+  for (std::size_t at = 0; at < text.size();) {
+    const std::size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    at = end + 1;
     ++number;
-    bytes += line.size() + 1;
-    if (bytes > kMaxSendPlanBytes) {
-      return hpn::Error{fmt::format("{}:{}: past {} bytes: not a plan file", path, number, kMaxSendPlanBytes)};
-    }
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) continue;
     auto where = [&](const std::string& what) { return hpn::Error{fmt::format("{}:{}: {}", path, number, what)}; };
+    // A line is one flat object whose longest value is a list of at most
+    // 65,535 source ports: deeper or longer is not a plan's line, and is
+    // refused before its DOM is built.
+    if (auto st = hpn::check_json_bounds(line, fmt::format("{}:{}", path, number), {4, 70'000, "a send plan's line"});
+        !st) {
+      return st.error();
+    }
     const nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
     if (!j.is_object()) return where("not a JSON object");
     for (const auto& [key, value] : j.items()) {

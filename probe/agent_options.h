@@ -92,5 +92,7 @@ struct SendPlan {
 inline constexpr std::size_t kMaxSendPlanBytes = 16 << 20;
 // Errors are `FILE:LINE: message`.
 hpn::Result<SendPlan> read_send_plan(const std::string& path);
+// The same from the file's text; `source` names it in errors.
+hpn::Result<SendPlan> parse_send_plan(std::string_view text, const std::string& source);
 
 }  // namespace hpn::probe

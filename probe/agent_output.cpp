@@ -4,7 +4,13 @@
 
 namespace hpn::probe {
 
-hpn::Status write_observation_file(const std::string& path, const std::vector<Observation>& observations) {
+hpn::Status write_observation_file(const std::string& path, const std::vector<ObservationRecord>& observations) {
+  return hpn::write_file_atomic(path, [&](std::ostream& out) {
+    for (const auto& o : observations) out << to_json_line(o) << '\n';
+  });
+}
+
+hpn::Status write_observation_set_file(const std::string& path, const ObservationSet& observations) {
   return hpn::write_file_atomic(path, [&](std::ostream& out) {
     for (const auto& o : observations) out << to_json_line(o) << '\n';
   });

@@ -11,8 +11,11 @@
 #include <unordered_map>
 
 #include "probe/agent_trace.h"
+#include "probe/plan_dir.h"
 
 namespace hpn::probe {
+
+static_assert(kMaxRetries == kMaxSenderRetries, "probe plan holds its senders to probe send's bound");
 
 namespace {
 
@@ -140,9 +143,9 @@ class Run {
   Datagram addressed(std::uint64_t id) const;
   bool recounted(ProbeState& s, const ProbeHeader& h, const TrainReport& report);
   void handle_icmp(const Datagram& d);
-  Observation base(std::uint64_t id, const std::string& direction) const;
+  ObservationRecord base(std::uint64_t id, const std::string& direction) const;
   // A train's counts on its forward record: those sent, and what the report said.
-  void note_train(Observation& o, const ProbeState& s) const {
+  void note_train(ObservationRecord& o, const ProbeState& s) const {
     if (s.train_sent == 0) return;
     o.train = static_cast<std::int32_t>(s.train_sent - s.train_failed);
     o.arrived = s.arrived == kTrainNotCounted ? -1 : static_cast<std::int32_t>(std::min(s.arrived, s.train_sent));
@@ -404,7 +407,7 @@ bool Run::recounted(ProbeState& s, const ProbeHeader& h, const TrainReport& repo
   // Set only once the forward observation is kept (forward_at).
   if (s.recount_sent_ns == 0 || h.sent_ns != s.recount_sent_ns) return false;
   s.recount_sent_ns = 0;
-  Observation& f = result_.observations[s.forward_at];
+  ObservationRecord& f = result_.observations[s.forward_at];
   if (report.arrived == kTrainNotCounted) {
     f.arrived = -1;
   } else if (f.arrived >= 0) {
@@ -417,9 +420,9 @@ bool Run::recounted(ProbeState& s, const ProbeHeader& h, const TrainReport& repo
   return true;
 }
 
-Observation Run::base(std::uint64_t id, const std::string& direction) const {
+ObservationRecord Run::base(std::uint64_t id, const std::string& direction) const {
   const PlannedProbe& p = plan_[id];
-  Observation ob;
+  ObservationRecord ob;
   ob.run = o_.run;
   ob.probe = wire_id(id);
   ob.direction = direction;
@@ -484,7 +487,7 @@ void Run::handle(const Datagram& d) {
 
   auto forward_hops = observed_hops(reply->forward_trace, o_.ioam_namespace);
   if (forward_hops) {
-    Observation f = base(*id, "forward");
+    ObservationRecord f = base(*id, "forward");
     f.sent_ns = s.sent_ns[h.attempt];
     f.attempt = h.attempt + 1;
     f.received = true;
@@ -502,8 +505,8 @@ void Run::handle(const Datagram& d) {
   }
   auto reverse_hops = observed_hops(d.hop_by_hop, o_.ioam_namespace);
   if (reverse_hops) {
-    const Observation f = base(*id, "reverse");
-    Observation r;
+    const ObservationRecord f = base(*id, "reverse");
+    ObservationRecord r;
     r.run = f.run;
     r.probe = f.probe;
     r.entry = f.entry;
@@ -560,7 +563,7 @@ void Run::handle_icmp(const Datagram& d) {
     ++c.bad_traces;
     return;
   }
-  Observation e = base(*id, "expired");
+  ObservationRecord e = base(*id, "expired");
   e.sent_ns = s.sent_ns[probe->attempt];
   e.attempt = probe->attempt + 1;
   e.received = true;
@@ -596,14 +599,14 @@ void Run::finish() {
     }
     ++c.lost;
     const bool limited = o_.destinations[plan_[id].destination].hop_limit > 0;
-    Observation lost = base(id, limited ? "expired" : "forward");
+    ObservationRecord lost = base(id, limited ? "expired" : "forward");
     lost.attempt = static_cast<int>(s.sent_ns.size());  // every attempt made went unanswered
     note_train(lost, s);
     if (limited) lost.hop_limit = o_.destinations[plan_[id].destination].hop_limit;
     result_.observations.push_back(std::move(lost));
   }
   std::stable_sort(result_.observations.begin(), result_.observations.end(),
-                   [](const Observation& a, const Observation& b) {
+                   [](const ObservationRecord& a, const ObservationRecord& b) {
                      if (a.probe != b.probe) return a.probe < b.probe;
                      return a.direction == "forward" && b.direction != "forward";
                    });

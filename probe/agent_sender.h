@@ -104,7 +104,7 @@ struct SenderCounts {
 };
 
 struct SenderResult {
-  std::vector<Observation> observations;  // by probe id, forward before reverse
+  std::vector<ObservationRecord> observations;  // by probe id, forward before reverse
   SenderCounts counts;
   bool interrupted = false;
 };

@@ -41,7 +41,7 @@ DirectedCable link_of(const FabricIndex& f, PortRef from, PortRef to) {
 // miswired one): they lose as any cable does, and a path that leaves them
 // out expects too little loss of every cable it names. Appending lets the
 // caller reuse one buffer for every trace.
-int trace_of(const FabricIndex& f, PortRef out, const std::vector<ObservedHop>& hops, PortRef end,
+int trace_of(const FabricIndex& f, PortRef out, std::span<const ObservedHop> hops, PortRef end,
              std::vector<DirectedCable>& links) {
   int unplanned = 0;
   auto push = [&](DirectedCable l) {
@@ -65,7 +65,7 @@ class EvidenceBuilder {
       : f_(f), index_(index), obs_(index.observations()), e_(e), listening_(f.blueprint().devices.size(), false) {}
 
   void run() {
-    const std::vector<Observation>& obs = obs_;
+    const ObservationSet& obs = obs_;
     // A run that sent trains measured loss on purpose: its trains alone are
     // the evidence, every datagram of each an attempt over a traced path.
     // The wiring rounds' probes, one to three attempts each, some over
@@ -343,7 +343,7 @@ class EvidenceBuilder {
 
   const FabricIndex& f_;
   const ObservationIndex& index_;
-  const std::vector<Observation>& obs_;
+  const ObservationSet& obs_;
   LossEvidence& e_;
   bool trains_only_ = false;
   HugeVector<Heard> heard_;    // sorted
@@ -365,7 +365,7 @@ std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observ
   return links;
 }
 
-LossEvidence collect_loss_evidence(const FabricIndex& fabric, const std::vector<Observation>& observations) {
+LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationSet& observations) {
   return collect_loss_evidence(fabric, ObservationIndex(fabric, observations));
 }
 

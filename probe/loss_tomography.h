@@ -64,7 +64,7 @@ struct LossEvidence {
 
 // From a run's observations (senders' and receivers' records); records
 // naming devices or ports the blueprint lacks are left out.
-LossEvidence collect_loss_evidence(const FabricIndex& fabric, const std::vector<Observation>& observations);
+LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationSet& observations);
 // The same from observations already resolved.
 LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationIndex& observations);
 

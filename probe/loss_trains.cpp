@@ -135,13 +135,13 @@ ProbeTarget train_of(const FabricIndex& f, const FlowKey& flow, int length) {
 
 // The directed cables each flow was traced across, from the senders'
 // received forward records (a train's or a probe's).
-std::map<FlowKey, std::vector<DirectedCable>> traced_flows(const FabricIndex& f, const std::vector<Observation>& seen) {
+std::map<FlowKey, std::vector<DirectedCable>> traced_flows(const FabricIndex& f, const ObservationSet& seen) {
   std::map<FlowKey, std::vector<DirectedCable>> out;
   for (const auto& o : seen) {
     if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
     const int src = f.device_by_name(o.src_device), dst = f.device_by_name(o.dst_device);
     if (src < 0 || dst < 0) continue;
-    FlowKey key{src, o.src_port, dst, o.dst_address, o.src_udp_port};
+    FlowKey key{src, std::string(o.src_port), dst, std::string(o.dst_address), o.src_udp_port};
     if (out.count(key)) continue;
     out.emplace(std::move(key), traced_cables(f, o));
   }
@@ -264,7 +264,7 @@ std::vector<ProbeTarget> spread_pairs(const Blueprint& bp, const std::vector<int
 }
 
 std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                          const std::vector<Observation>& seen, const PlanOptions& o) {
+                                          const ObservationSet& seen, const PlanOptions& o) {
   if (o.loss_detect <= 0) return {};
   const FabricIndex f(bp);
   const std::vector<bool> in_scope = directions_in_scope(bp, hosts);
@@ -382,7 +382,7 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
 }
 
 std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                         const std::vector<Observation>& seen, const PlanOptions& o) {
+                                         const ObservationSet& seen, const PlanOptions& o) {
   if (o.loss_detect <= 0) return {};
   const FabricIndex f(bp);
   const std::vector<bool> in_scope = directions_in_scope(bp, hosts);

@@ -82,13 +82,13 @@ std::vector<ProbeTarget> spread_pairs(const Blueprint& bp, const std::vector<int
 
 // The first loss round after the wiring rounds, whose observations are `seen`.
 std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                          const std::vector<Observation>& seen, const PlanOptions& options);
+                                          const ObservationSet& seen, const PlanOptions& options);
 
 // A later one: for each direction the estimate leaves undecided (and
 // short of options.loss_budget), two more trains over the traced flows
 // across it that cross the fewest culprits. Empty when every direction is
 // decided.
 std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                         const std::vector<Observation>& seen, const PlanOptions& options);
+                                         const ObservationSet& seen, const PlanOptions& options);
 
 }  // namespace hpn::probe

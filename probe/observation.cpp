@@ -70,14 +70,15 @@ struct Reader {
     }
     return &*it;
   }
-  std::string text(const json& obj, const char* key, bool required = true) {
+  // A view of the string in the document, which outlives the record's use of it.
+  std::string_view text(const json& obj, const char* key, bool required = true) {
     const json* v = at(obj, key, required);
     if (!v) return {};
     if (!v->is_string()) {
       if (error.empty()) error = fmt::format("'{}' must be a string", key);
       return {};
     }
-    return v->get<std::string>();
+    return v->get_ref<const std::string&>();
   }
   int64_t integer(const json& obj, const char* key, int64_t min, int64_t max, bool required = true,
                   int64_t absent = -1) {
@@ -93,10 +94,11 @@ struct Reader {
 
 }  // namespace
 
-hpn::Result<std::vector<Observation>> read_observations(std::istream& in, const std::string& name, std::size_t limit) {
-  std::vector<Observation> out;
-  std::string line;
+hpn::Status read_observations_into(std::istream& in, const std::string& name, ObservationSet& into,
+                                   const ObservationLimits& limits) {
+  const std::size_t first = into.size(), skipped = into.skipped_long_paths();
   std::vector<char> buffer(kMaxObservationLine + 2);
+  std::vector<ObservedHop> hops;  // the line's, reused
   int number = 0;
   for (;;) {
     // Bounded: std::getline would grow without end on input that has no
@@ -109,14 +111,14 @@ hpn::Result<std::vector<Observation>> read_observations(std::istream& in, const 
     if (in.gcount() == 0 && !in.good()) break;
     // getline counts the newline it took; a NUL before that is binary.
     const auto taken = static_cast<size_t>(in.gcount()) - (in.eof() ? 0 : 1);
-    if (std::strlen(buffer.data()) < taken) return Error{fmt::format("{}: binary content, not an observation file", name)};
-    line.assign(buffer.data());
+    const std::string_view line(buffer.data(), std::strlen(buffer.data()));
+    if (line.size() < taken) return Error{fmt::format("{}: binary content, not an observation file", name)};
     ++number;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) {
+    if (line.find_first_not_of(" \t\r") == std::string_view::npos) {
       if (!in.good()) break;
       continue;
     }
-    if (out.size() >= limit) {
+    if (into.size() - first >= limits.records) {
       return Error{fmt::format("{}:{}: more than {} observations in one verify: split the run (--scope)", name,
                                number, kMaxObservations)};
     }
@@ -157,18 +159,23 @@ hpn::Result<std::vector<Observation>> read_observations(std::istream& in, const 
         }
       }
     }
-    if (const json* hops = r.at(j, "hops")) {
-      if (!hops->is_array()) {
+    hops.clear();
+    bool too_long = false;
+    if (const json* list = r.at(j, "hops")) {
+      if (!list->is_array()) {
         if (r.error.empty()) r.error = "'hops' must be a list";
+      } else if (list->size() > limits.hops) {
+        too_long = true;
       } else {
-        for (const auto& h : *hops) {
+        for (const auto& h : *list) {
           ObservedHop hop;
-          hop.node_id = r.integer(h, "node_id", 0, 0xFFFFFF, false);
-          hop.ingress_if = static_cast<int>(r.integer(h, "ingress_if", 0, 0xFFFF, false));
-          hop.egress_if = static_cast<int>(r.integer(h, "egress_if", 0, 0xFFFF, false));
-          hop.hop_limit = static_cast<int>(r.integer(h, "hop_limit", 0, 255, false));
-          o.hops.push_back(hop);
+          hop.node_id = static_cast<std::int32_t>(r.integer(h, "node_id", 0, 0xFFFFFF, false));
+          hop.ingress_if = static_cast<std::int32_t>(r.integer(h, "ingress_if", 0, 0xFFFF, false));
+          hop.egress_if = static_cast<std::int32_t>(r.integer(h, "egress_if", 0, 0xFFFF, false));
+          hop.hop_limit = static_cast<std::int32_t>(r.integer(h, "hop_limit", 0, 255, false));
+          hops.push_back(hop);
         }
+        o.hops = hops;
       }
     }
     if (const json* train = r.at(j, "train", false)) {
@@ -180,18 +187,34 @@ hpn::Result<std::vector<Observation>> read_observations(std::istream& in, const 
     o.sent_ns = r.integer(j, "sent_ns", 0, INT64_MAX, false, 0);
     o.received_ns = r.integer(j, "received_ns", 0, INT64_MAX, false, 0);
     if (!r.error.empty()) return Error{fmt::format("{}:{}: {}", name, number, r.error)};
-    out.push_back(std::move(o));
+    // More hops than the caller's bound (the plan's longest path): no
+    // path of the fabric, so no evidence about it; counted for the report.
+    if (too_long) into.note_skipped_long_path(fmt::format("{}:{}", name, number));
+    else into.add(o);
     if (!in.good()) break;
   }
-  if (out.empty()) return Error{fmt::format("{}: no observation records (an empty file is no evidence)", name)};
+  if (into.size() == first && into.skipped_long_paths() == skipped) {
+    return Error{fmt::format("{}: no observation records (an empty file is no evidence)", name)};
+  }
+  return {};
+}
+
+hpn::Result<ObservationSet> read_observations(std::istream& in, const std::string& name, std::size_t limit) {
+  ObservationSet out;
+  if (auto st = read_observations_into(in, name, out, {limit, kMaxObservedHops}); !st) return st.error();
   return out;
 }
 
-hpn::Result<std::vector<Observation>> read_observation_file(const std::string& path, std::size_t limit) {
-  if (auto st = check_input_file(path, "an observation file"); !st) return st.error();
-  std::ifstream in(path);
-  if (!in) return Error{fmt::format("{}: cannot read: {}", printable(path), std::strerror(errno))};
-  return read_observations(in, path, limit);
+hpn::Status read_observation_file_into(const std::string& path, ObservationSet& into, const ObservationLimits& limits) {
+  InputFileStream in;
+  if (auto st = in.open(path, "an observation file"); !st) return st.error();
+  return read_observations_into(in, path, into, limits);
+}
+
+hpn::Result<ObservationSet> read_observation_file(const std::string& path, std::size_t limit) {
+  ObservationSet out;
+  if (auto st = read_observation_file_into(path, out, {limit, kMaxObservedHops}); !st) return st.error();
+  return out;
 }
 
 }  // namespace hpn::probe

@@ -6,7 +6,7 @@
 
 namespace hpn::probe {
 
-ObservationIndex::ObservationIndex(const FabricIndex& fabric, const std::vector<Observation>& observations)
+ObservationIndex::ObservationIndex(const FabricIndex& fabric, const ObservationSet& observations)
     : f_(fabric), obs_(observations), resolved_(observations.size()) {
   // Look-ups in the fabric, which nothing here changes: the two halves of
   // a pod's million and more records each on a core of its own (the

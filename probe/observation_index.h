@@ -36,11 +36,11 @@ struct ProbeId {
 class ObservationIndex {
  public:
   // Views `observations`, which must outlive the index.
-  ObservationIndex(const FabricIndex& fabric, const std::vector<Observation>& observations);
+  ObservationIndex(const FabricIndex& fabric, const ObservationSet& observations);
 
-  const std::vector<Observation>& observations() const { return obs_; }
+  const ObservationSet& observations() const { return obs_; }
   const ResolvedObservation& operator[](std::size_t i) const { return resolved_[i]; }
-  std::size_t index_of(const Observation& o) const { return static_cast<std::size_t>(&o - obs_.data()); }
+  std::size_t index_of(const Observation& o) const { return o.position; }
   const ResolvedObservation& of(const Observation& o) const { return resolved_[index_of(o)]; }
 
   // FabricIndex::nic_of_address() of a numbered address.
@@ -55,9 +55,9 @@ class ObservationIndex {
   std::int32_t unplanned_address(std::string_view text);  // its number, a new one if not seen yet
 
   const FabricIndex& f_;
-  const std::vector<Observation>& obs_;
+  const ObservationSet& obs_;
   HugeVector<ResolvedObservation> resolved_;
-  std::unordered_map<std::string_view, std::int32_t> unplanned_;  // views the observations' text
+  std::unordered_map<std::string_view, std::int32_t> unplanned_;  // views the set's interned text
 };
 
 }  // namespace hpn::probe

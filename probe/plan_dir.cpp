@@ -10,6 +10,7 @@
 #include "blueprint/atomic_file.h"
 #include "blueprint/input_file.h"
 #include "blueprint/names.h"
+#include "blueprint/json_shape.h"
 #include "blueprint/staged_dir.h"
 
 namespace hpn::probe {
@@ -44,28 +45,59 @@ nlohmann::ordered_json settings_json(const PlanSettings& s) {
                        {"switch_probe_rate", s.senders.switch_probe_rate}}}};
 }
 
+// Each setting as `hpnctl probe plan` takes it, in the range its option
+// allows: a summary edited by hand is held to what the command line is.
 Result<PlanSettings> settings_from_json(const nlohmann::json& j) {
   PlanSettings s;
-  try {
-    s.scope = j.at("scope").get<std::string>();
-    s.probes_per_pair = j.at("probes_per_pair").get<int>();
-    s.max_probes_per_pair = j.at("max_probes_per_pair").get<int>();
-    s.max_rounds = j.at("max_rounds").get<int>();
-    s.switch_probes = j.at("switch_probes").get<bool>();
-    s.lossy_budget = j.at("lossy_budget").get<std::int64_t>();
-    s.assume_loss = j.at("assume_loss").get<double>();
-    s.lossy_warn = j.at("lossy_warn").get<double>();
-    s.lossy_critical = j.at("lossy_critical").get<double>();
-    s.lossy_max_background = j.at("lossy_max_background").get<double>();
-    s.lossy_detect = j.at("lossy_detect").get<double>();
-    const auto& senders = j.at("senders");
-    s.senders.timeout_ms = senders.at("timeout_ms").get<int>();
-    s.senders.retries = senders.at("retries").get<int>();
-    s.senders.rate = senders.at("rate").get<int>();
-    s.senders.switch_probe_rate = senders.at("switch_probe_rate").get<int>();
-  } catch (const nlohmann::json::exception& x) {
-    return Error{fmt::format("its settings: {}", x.what())};
+  std::string error;
+  auto at = [&](const nlohmann::json& obj, const char* key) -> const nlohmann::json* {
+    const auto it = obj.find(key);
+    if (it != obj.end()) return &*it;
+    if (error.empty()) error = fmt::format("its settings: missing '{}'", key);
+    return nullptr;
+  };
+  auto integer = [&](const nlohmann::json& obj, const char* key, std::int64_t lo, std::int64_t hi) -> std::int64_t {
+    const nlohmann::json* v = at(obj, key);
+    if (v && v->is_number_integer() && v->get<std::int64_t>() >= lo && v->get<std::int64_t>() <= hi) {
+      return v->get<std::int64_t>();
+    }
+    if (v && error.empty()) error = fmt::format("its settings: '{}' must be an integer from {} to {}", key, lo, hi);
+    return lo;
+  };
+  auto percent = [&](const char* key, double hi) {
+    const nlohmann::json* v = at(j, key);
+    if (v && v->is_number() && v->get<double>() >= 0 && v->get<double>() <= hi) return v->get<double>();
+    if (v && error.empty()) error = fmt::format("its settings: '{}' must be a percentage from 0 to {}", key, hi);
+    return 0.0;
+  };
+  if (const auto* scope = at(j, "scope")) {
+    if (scope->is_string()) s.scope = scope->get<std::string>();
+    else if (error.empty()) error = "its settings: 'scope' must be a string";
   }
+  s.probes_per_pair = static_cast<int>(integer(j, "probes_per_pair", 1, 64));
+  s.max_probes_per_pair = static_cast<int>(integer(j, "max_probes_per_pair", 1, 4096));
+  s.max_rounds = static_cast<int>(integer(j, "max_rounds", 1, 64));
+  if (const auto* switches = at(j, "switch_probes")) {
+    if (switches->is_boolean()) s.switch_probes = switches->get<bool>();
+    else if (error.empty()) error = "its settings: 'switch_probes' must be true or false";
+  }
+  s.lossy_budget = integer(j, "lossy_budget", 0, 100'000'000);
+  s.assume_loss = percent("assume_loss", 99);
+  s.lossy_warn = percent("lossy_warn", 100);
+  s.lossy_critical = percent("lossy_critical", 100);
+  s.lossy_max_background = percent("lossy_max_background", 100);
+  s.lossy_detect = percent("lossy_detect", 100);
+  if (const auto* senders = at(j, "senders")) {
+    if (!senders->is_object()) {
+      if (error.empty()) error = "its settings: 'senders' must be an object";
+    } else {
+      s.senders.timeout_ms = static_cast<int>(integer(*senders, "timeout_ms", 1, 600000));
+      s.senders.retries = static_cast<int>(integer(*senders, "retries", 0, kMaxSenderRetries));
+      s.senders.rate = static_cast<int>(integer(*senders, "rate", 1, 1000000));
+      s.senders.switch_probe_rate = static_cast<int>(integer(*senders, "switch_probe_rate", 1, 1000000));
+    }
+  }
+  if (!error.empty()) return Error{error};
   return s;
 }
 
@@ -75,28 +107,11 @@ Result<std::vector<int>> scope_hosts(const Blueprint& bp, const std::string& tex
   return hosts_in_scope(bp, scope.value());
 }
 
-struct Loaded {
-  nlohmann::json summary;
-  PlanSettings settings;
-};
-
-Result<Loaded> load_summary(const std::string& dir) {
+Result<PlanSummary> load_summary(const std::string& dir) {
   const std::string path = (fs::path(dir) / kSummary).string();
   auto text = read_input_file(path, "a probe plan's summary", kMaxSummaryBytes);
   if (!text) return text.error();
-  Loaded l;
-  l.summary = nlohmann::json::parse(text.value(), nullptr, false);
-  if (!l.summary.is_object() || l.summary.value("written_by", "") != "hpnctl probe plan") {
-    return Error{fmt::format("{}: not a probe plan's summary", path)};
-  }
-  if (l.summary.value("version", 0) != kPlanVersion) {
-    return Error{fmt::format("{}: version {}, this hpnctl reads version {}", path, l.summary.value("version", 0),
-                             kPlanVersion)};
-  }
-  auto settings = settings_from_json(l.summary.value("settings", nlohmann::json::object()));
-  if (!settings) return Error{fmt::format("{}: {}", path, settings.error().message)};
-  l.settings = settings.value();
-  return l;
+  return parse_plan_summary(text.value(), path);
 }
 
 // Writes `round`'s files, then plan.jsonl, then summary.json.
@@ -163,6 +178,49 @@ Result<PlanStep> write_step(const Blueprint& bp, const std::string& dir, const P
 }
 
 }  // namespace
+
+Result<PlanSummary> parse_plan_summary(std::string_view text, const std::string& path) {
+  if (text.size() > kMaxSummaryBytes) {
+    return Error{fmt::format("{}: too large for a probe plan's summary (more than {} bytes)", path, kMaxSummaryBytes)};
+  }
+  // The summary nests a few levels (its rounds' state the deepest); its
+  // values are a few per entry of the plan.
+  if (auto st = check_json_bounds(text, path, {32, std::size_t{8} << 20, "a probe plan's summary"}); !st) {
+    return st.error();
+  }
+  PlanSummary l;
+  l.summary = nlohmann::json::parse(text, nullptr, false);
+  const auto text_at = [&](const char* key) -> std::string {
+    const auto it = l.summary.find(key);
+    return it != l.summary.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (!l.summary.is_object() || text_at("written_by") != "hpnctl probe plan") {
+    return Error{fmt::format("{}: not a probe plan's summary", path)};
+  }
+  const auto version = l.summary.find("version");
+  if (version == l.summary.end() || !version->is_number_integer() || version->get<std::int64_t>() != kPlanVersion) {
+    return Error{fmt::format("{}: version {}, this hpnctl reads version {}", path,
+                             version == l.summary.end() ? "none" : version->dump(), kPlanVersion)};
+  }
+  // What the later rounds read from it, checked here once.
+  const auto spec = l.summary.find("spec");
+  if (spec != l.summary.end() && !spec->is_string()) return Error{fmt::format("{}: spec: expected a string", path)};
+  const auto sent = l.summary.find("rounds_sent");
+  if (sent != l.summary.end() &&
+      (!sent->is_array() || !std::all_of(sent->begin(), sent->end(), [](const auto& r) { return r.is_string(); }))) {
+    return Error{fmt::format("{}: rounds_sent: expected a list of round names", path)};
+  }
+  const auto state = l.summary.find("state");
+  if (state != l.summary.end() && !state->is_object()) return Error{fmt::format("{}: state: expected an object", path)};
+  const auto settings_json = l.summary.find("settings");
+  if (settings_json == l.summary.end() || !settings_json->is_object()) {
+    return Error{fmt::format("{}: settings: expected an object", path)};
+  }
+  auto settings = settings_from_json(*settings_json);
+  if (!settings) return Error{fmt::format("{}: {}", path, settings.error().message)};
+  l.settings = settings.value();
+  return l;
+}
 
 RoundOptions round_options(const PlanSettings& s) {
   RoundOptions o;
@@ -243,7 +301,7 @@ hpn::Result<PlanSettings> read_plan_settings(const std::string& dir) {
   return loaded->settings;
 }
 
-hpn::Result<std::vector<Observation>> read_observation_inputs(const std::vector<std::string>& inputs) {
+hpn::Result<ObservationSet> read_observation_inputs(const std::vector<std::string>& inputs, std::size_t max_hops) {
   std::vector<std::string> files;
   for (const auto& input : inputs) {
     std::error_code ec;
@@ -265,13 +323,13 @@ hpn::Result<std::vector<Observation>> read_observation_inputs(const std::vector<
     std::sort(here.begin(), here.end());
     files.insert(files.end(), here.begin(), here.end());
   }
-  std::vector<Observation> all;
+  // One set for every file: a name or address seen in many is held once.
+  ObservationSet all;
   for (const auto& file : files) {
-    auto obs = read_observation_file(file, kMaxObservations - std::min(all.size(), kMaxObservations));
-    if (!obs) return obs.error();
-    all.insert(all.end(), std::make_move_iterator(obs->begin()), std::make_move_iterator(obs->end()));
+    const ObservationLimits limits{kMaxObservations - std::min(all.size(), kMaxObservations), max_hops};
+    if (auto st = read_observation_file_into(file, all, limits); !st) return st.error();
   }
-  if (all.empty()) {
+  if (all.empty() && all.skipped_long_paths() == 0) {
     return Error{fmt::format("{}: no observation records (the files are empty)", fmt::join(inputs, ", "))};
   }
   return all;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -34,6 +35,10 @@ namespace hpn::probe {
 
 // How each round's senders send (`probe send --rate --timeout --retries`);
 // the plan's silence rule counts retries + 1 attempts per probe.
+// The most retries `probe send` makes (agent_sender.h kMaxRetries, which
+// asserts the two equal).
+inline constexpr int kMaxSenderRetries = 10;
+
 struct SenderSettings {
   int timeout_ms = 400;
   int retries = 2;
@@ -77,12 +82,24 @@ hpn::Result<PlanStep> next_plan_round(const Blueprint& bp, const std::string& di
 // Is `dir` a started plan (it has summary.json)?
 bool is_plan_dir(const std::string& dir);
 
+// summary.json's text read back (`source` names it in errors): the
+// document, and the settings it keeps.
+struct PlanSummary {
+  nlohmann::json summary;
+  PlanSettings settings;
+};
+hpn::Result<PlanSummary> parse_plan_summary(std::string_view text, const std::string& source);
+
 // A started plan's settings (`verify --probe-plan`): its scope, its rules,
 // the attempts its probes make.
 hpn::Result<PlanSettings> read_plan_settings(const std::string& dir);
 
 // Observation files, or directories of them (their *.jsonl in name order,
 // empty ones skipped), read up to kMaxObservations in all.
-hpn::Result<std::vector<Observation>> read_observation_inputs(const std::vector<std::string>& inputs);
+// `max_hops`: a record with more hops is skipped as malformed and counted
+// (ObservationSet::skipped_long_paths()); verify passes the plan's longest
+// path (longest_path_hops()).
+hpn::Result<ObservationSet> read_observation_inputs(const std::vector<std::string>& inputs,
+                                                    std::size_t max_hops = kMaxObservedHops);
 
 }  // namespace hpn::probe

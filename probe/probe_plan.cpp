@@ -108,6 +108,17 @@ std::vector<bool> cables_in_scope(const Blueprint& bp, const std::vector<int>& h
   return in;
 }
 
+std::size_t longest_path_hops(const Blueprint& bp) {
+  bool tor = false, agg = false, core = false;
+  for (const auto& d : bp.devices) {
+    tor |= d.role == Role::tor;
+    agg |= d.role == Role::agg;
+    core |= d.role == Role::core;
+  }
+  const std::size_t tiers = static_cast<std::size_t>(tor) + agg + core;
+  return tiers == 0 ? 0 : 2 * tiers - 1;
+}
+
 std::vector<int> switches_in_scope(const Blueprint& bp, const std::vector<int>& hosts) {
   const auto in = cables_in_scope(bp, hosts);
   std::set<int> switches;
@@ -284,7 +295,7 @@ struct HostCableCoverage {
   }
 };
 
-HostCableCoverage host_coverage(const FabricIndex& f, const std::vector<Observation>& seen) {
+HostCableCoverage host_coverage(const FabricIndex& f, const ObservationSet& seen) {
   const Blueprint& bp = f.blueprint();
   HostCableCoverage c;
   c.heard.assign(bp.cables.size(), {false, false});
@@ -317,7 +328,7 @@ struct UplinkCoverage {
   std::map<int, std::map<int, int64_t>> up, down;  // ToR -> uplink cable -> traces, each way
 };
 
-UplinkCoverage coverage(const FabricIndex& f, const std::vector<Observation>& seen) {
+UplinkCoverage coverage(const FabricIndex& f, const ObservationSet& seen) {
   const Blueprint& bp = f.blueprint();
   UplinkCoverage c;
   for (const auto& o : seen) {
@@ -337,7 +348,7 @@ UplinkCoverage coverage(const FabricIndex& f, const std::vector<Observation>& se
 }  // namespace
 
 std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
-                                    const std::vector<Observation>& seen, const PlanOptions& o) {
+                                    const ObservationSet& seen, const PlanOptions& o) {
   FabricIndex f(bp);
   UplinkCoverage c = coverage(f, seen);
   const HostCableCoverage hosts = host_coverage(f, seen);
@@ -434,7 +445,7 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
 }
 
 std::vector<ProbeTarget> next_switch_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
-                                           const std::vector<Observation>& seen, const PlanOptions& o) {
+                                           const ObservationSet& seen, const PlanOptions& o) {
   FabricIndex f(bp);
   // Per switch addressed: the probes it answered, and for a core the
   // aggregation-core cables their traces came up by.
@@ -513,7 +524,7 @@ std::vector<ProbeTarget> merge_round(std::vector<ProbeTarget>& plan, const std::
   return fresh;
 }
 
-DisjointPaths learn_disjoint_paths(const Blueprint& bp, const std::vector<Observation>& seen) {
+DisjointPaths learn_disjoint_paths(const Blueprint& bp, const ObservationSet& seen) {
   FabricIndex f(bp);
   // (sender, its port, destination) -> source port -> the switch-to-switch cables its path used.
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::map<int, std::set<int>>> paths;
@@ -530,7 +541,7 @@ DisjointPaths learn_disjoint_paths(const Blueprint& bp, const std::vector<Observ
       }
       links.insert(e.cable);
     }
-    if (readable) paths[{o.src_device, o.src_port, o.dst_device, o.dst_address}][o.src_udp_port] = links;
+    if (readable) paths[{std::string(o.src_device), std::string(o.src_port), std::string(o.dst_device), std::string(o.dst_address)}][o.src_udp_port] = links;
   }
   DisjointPaths out;
   for (const auto& [key, by_port] : paths) {

@@ -47,6 +47,11 @@ std::vector<bool> cables_in_scope(const Blueprint& bp, const std::vector<int>& h
 // within one pod. Ascending.
 std::vector<int> switches_in_scope(const Blueprint& bp, const std::vector<int>& hosts);
 
+// The most switches a probe of this plan crosses: up through each switch
+// tier and down again (ToR, aggregation, core, aggregation, ToR: 5 with a
+// core tier, 3 without). A record with more hops is no path of the plan.
+std::size_t longest_path_hops(const Blueprint& bp);
+
 struct ProbeTarget {
   int src_host = 0;
   std::string src_port;  // a back-end NIC port of src_host
@@ -126,7 +131,7 @@ std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<in
 // pods whose plane has a core rule (in-port, destination pod) no trace has
 // exercised yet. Empty when coverage is complete or the bound is reached.
 std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
-                                    const std::vector<Observation>& seen, const PlanOptions& options = {});
+                                    const ObservationSet& seen, const PlanOptions& options = {});
 
 // After a round of switch probes: more source ports, within the bound, for
 // the switches in `sent` that answered none, and for each core whose
@@ -135,7 +140,7 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
 // be missing rather than unlucky: the ToRs' hashes spread a core's probes
 // over those cables. Empty when every switch is covered or at the bound.
 std::vector<ProbeTarget> next_switch_round(const Blueprint& bp, const std::vector<ProbeTarget>& sent,
-                                           const std::vector<Observation>& seen, const PlanOptions& options = {});
+                                           const ObservationSet& seen, const PlanOptions& options = {});
 
 // Folds a round from next_round() into `plan` and returns what is new in
 // it: the targets with only the source ports not sent yet.
@@ -152,7 +157,7 @@ struct DisjointPaths {
   };
   std::vector<Entry> entries;
 };
-DisjointPaths learn_disjoint_paths(const Blueprint& bp, const std::vector<Observation>& seen);
+DisjointPaths learn_disjoint_paths(const Blueprint& bp, const ObservationSet& seen);
 // The file `hpnctl profile --paths` reads (planner/profile_paths.h): per host,
 // bond and destination host the union of its ports' disjoint source ports
 // (the two ports of a bond are in different planes, whose paths never

@@ -65,7 +65,7 @@ ProbeRounds::ProbeRounds(const Blueprint& bp, const std::vector<int>& hosts, con
   phase_ = options.switch_probes ? Phase::switches : Phase::hosts;
 }
 
-std::optional<Round> ProbeRounds::next(const Blueprint& bp, const std::vector<Observation>& seen,
+std::optional<Round> ProbeRounds::next(const Blueprint& bp, const ObservationSet& seen,
                                        const CanSend& can_send) {
   if (phase_ == Phase::done) return std::nullopt;
   std::vector<ProbeTarget> round;

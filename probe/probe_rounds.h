@@ -85,7 +85,7 @@ class ProbeRounds {
   // whether a host's port can send at all (a lab port with no cable has no
   // interface); its probes are left out. Empty: every port can.
   using CanSend = std::function<bool(int host, const std::string& port)>;
-  std::optional<Round> next(const Blueprint& bp, const std::vector<Observation>& seen, const CanSend& can_send = {});
+  std::optional<Round> next(const Blueprint& bp, const ObservationSet& seen, const CanSend& can_send = {});
 
   bool done() const { return phase_ == Phase::done; }
   const std::vector<PlanEntry>& entries() const { return entries_; }

@@ -91,6 +91,7 @@ class SessionReader {
 }  // namespace
 
 Result<std::vector<BgpSession>> parse_bgp_neighbors(std::string_view bytes, std::string_view source) {
+  if (auto st = check_dump_shape(bytes, source, "a BGP neighbour dump"); !st) return st.error();
   json root;
   try {
     root = json::parse(bytes.begin(), bytes.end());
@@ -169,6 +170,7 @@ Status add_bgp_witnesses(const FabricIndex& f, const std::vector<BgpDump>& dumps
       // Idle ("Waiting for NHT") until the interface is back.
       if (!s.established() && (peer.empty() || s.state == "Idle")) continue;
       ++w.received;
+      w.device_answered[device] = true;  // it hears a peer over the fabric
       PortRef far;
       if (auto it = local.find(peer); it != local.end()) {
         far = it->second;
@@ -187,6 +189,7 @@ Status add_bgp_witnesses(const FabricIndex& f, const std::vector<BgpDump>& dumps
         continue;
       }
       w.device_seen[far.device] = true;
+      w.device_answered[far.device] = true;
       link(far, here);  // the peer's frames arrive here
       if (s.established()) link(here, far);
       const std::int64_t planned = bp.devices[far.device].asn;

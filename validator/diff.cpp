@@ -1,6 +1,7 @@
 #include "validator/diff.h"
 
 #include "probe/probe_plan.h"
+#include "validator/telemetry.h"
 
 #include <fmt/format.h>
 
@@ -29,8 +30,11 @@ class Differ {
 
   Report run() {
     r_.evidence = w_.cables;
+    prepare();
     mismatches();
     asn_mismatches();
+    unreached();
+    for (auto& f : telemetry_findings(f_, w_, o_.silence)) r_.findings.push_back(std::move(f));
     silences();
     core_rules();
     lossy();
@@ -72,7 +76,7 @@ class Differ {
       if (severity != "info") faulted_[c] = true;
     }
     r_.findings.push_back({std::move(kind), std::move(severity), std::move(cables),
-                           std::move(expected), std::move(observed), std::move(message), std::nullopt});
+                           std::move(expected), std::move(observed), std::move(message), std::nullopt, {}, {}});
   }
 
   // An HPN invariant the observed link {x, y} breaks, if any: a host NIC port
@@ -88,42 +92,56 @@ class Differ {
     if (cable >= 0) cables.push_back(cable);
     std::string observed = link_text(x, y);
     std::string expected = cable >= 0 ? ends(cable) : "no cable";
+    // The cable's end that stayed where the plan has it, the port its
+    // other end landed on, and where that end belongs: a cable moved at
+    // its lower end (a host's, a ToR's uplink end) names it from above.
+    const bool x_moved = cable >= 0 && f_.cable_at(x).cable != cable;
+    const PortRef anchor = x_moved ? y : x, landed = x_moved ? x : y;
+    const std::string from = cable >= 0 ? fmt::format("cable {} from {}", id(cable), f_.name(anchor))
+                                        : "an unplanned cable from " + f_.name(anchor);
+    auto back = [&](const std::string& otherwise) {
+      return cable >= 0 ? f_.name(f_.far_end(anchor)) : otherwise;
+    };
     if (a.role == Role::host && b.role == Role::tor) {
       const PanelPort& port = f_.port(x);
       if (port.nic > 0 && b.rail != port.nic) {
         add("rail-violation", "critical", cables, expected, observed,
-            fmt::format("{} {} (NIC {}) lands on {}, a ToR of rail {}; NIC {} belongs on rail {}{}",
-                        cable >= 0 ? "cable " + id(cable) + " from" : "an unplanned cable from", f_.name(x), port.nic,
-                        f_.name(y), b.rail, port.nic, port.nic,
-                        cable >= 0 ? fmt::format(": move it to {}", f_.name(f_.far_end(x))) : ": remove it"));
+            x_moved ? fmt::format("{} lands on {} (NIC {}), but {} is a ToR of rail {} and NIC {} belongs on rail {}: "
+                                  "move it to {}",
+                                  from, f_.name(landed), port.nic, b.name, b.rail, port.nic, port.nic, back(""))
+                    : fmt::format("{} (NIC {}) lands on {}, a ToR of rail {}; NIC {} belongs on rail {}{}", from,
+                                  port.nic, f_.name(y), b.rail, port.nic, port.nic,
+                                  cable >= 0 ? ": move it to " + back("") : ": remove it"));
         return true;
       }
-      // Port k of a NIC on plane k: its planned ToR says which plane is right.
+      // Port k of a NIC on plane k: the host port's planned ToR says which plane is right.
       PortRef planned = f_.far_end(x);
       int want = planned.valid() ? dev(planned).plane : kNone;
-      if (port.nic > 0 && dual_plane_ && want != kNone && b.plane != want) {
+      if (port.nic > 0 && dual_plane_ && want != kNone && b.plane != want && cable >= 0) {
         add("plane-violation", "critical", cables, expected, observed,
-            fmt::format("cable {} from {} lands on {} in plane {}, so both ports of NIC {} reach one plane; "
-                        "move it to {} in plane {}",
-                        id(cable), f_.name(x), f_.name(y), b.plane, port.nic, f_.name(planned), want));
+            x_moved ? fmt::format("{} lands on {}, whose NIC {} port belongs in plane {}, so both ports of NIC {} "
+                                  "reach plane {}; move it to {}",
+                                  from, f_.name(landed), port.nic, want, port.nic, b.plane, back(""))
+                    : fmt::format("{} lands on {} in plane {}, so both ports of NIC {} reach one plane; "
+                                  "move it to {} in plane {}",
+                                  from, f_.name(y), b.plane, port.nic, f_.name(planned), want));
         return true;
       }
     }
     if (a.role == Role::agg && b.role == Role::core && a.plane != b.plane && dual_plane_) {
       add("plane-violation", "critical", cables, expected, observed,
-          fmt::format("{} {} (plane {}) lands on {} in plane {}: the core keeps the planes apart, an "
+          fmt::format("{} (plane {}) lands on {} in plane {}: the core keeps the planes apart, an "
                       "aggregation switch's uplinks stay in its own plane; move it to {}",
-                      cable >= 0 ? "cable " + id(cable) + " from" : "an unplanned cable from", f_.name(x), a.plane,
-                      f_.name(y), b.plane,
-                      cable >= 0 ? f_.name(f_.far_end(x)) : "a plane-" + std::to_string(a.plane) + " core"));
+                      from, dev(anchor).plane, f_.name(landed), dev(landed).plane,
+                      back("a plane-" + std::to_string(a.plane) + " core")));
       return true;
     }
     if (a.role == Role::tor && b.role == Role::agg && a.plane != b.plane && dual_plane_) {
       add("plane-violation", "critical", cables, expected, observed,
-          fmt::format("{} {} (plane {}) lands on {} in plane {}: a ToR's uplinks stay in its own "
-                      "plane; move it to {}", cable >= 0 ? "cable " + id(cable) + " from" : "an unplanned cable from",
-                      f_.name(x), a.plane, f_.name(y), b.plane,
-                      cable >= 0 ? f_.name(f_.far_end(x)) : "a plane-" + std::to_string(a.plane) + " switch"));
+          fmt::format("{} (plane {}) lands on {} in plane {}: a ToR's uplinks stay in its own "
+                      "plane; move it to {}",
+                      from, dev(anchor).plane, f_.name(landed), dev(landed).plane,
+                      back("a plane-" + std::to_string(a.plane) + " switch")));
       return true;
     }
     return false;
@@ -166,8 +184,10 @@ class Differ {
       done.insert(link);
       // The anchor is the end whose planned cable starts there (its a-end):
       // the cable was plugged in at its own device and run to the wrong place.
+      // With a planned cable at one end only, the cable is that one,
+      // moved at its other end (to a port the plan leaves free).
       CableEnd ex = f_.cable_at(x), ey = f_.cable_at(y);
-      if ((ex.cable < 0 || ex.end != 0) && ey.cable >= 0 && ey.end == 0) {
+      if (ey.cable >= 0 && (ex.cable < 0 || (ex.end != 0 && ey.end == 0))) {
         std::swap(x, y);
         std::swap(ex, ey);
       }
@@ -338,10 +358,12 @@ class Differ {
       case CableKind::host_tor: return w_.probed_hosts.count(c.a_device) > 0;
       case CableKind::tor_agg: return probed_tors_.count(c.a_device) > 0;
       // Crossed by probes between pods, or reached up by switch probes to
-      // the core (which only witness the aggregation switch's direction).
+      // the core (which only witness the aggregation switch's direction):
+      // sent to it, answered or not, so that a core that never answers
+      // leaves its cables unverified rather than out of the verdict.
       case CableKind::agg_core:
         return probed_pods_.count(bp_.devices[c.a_device].pod) > 0 &&
-               (w_.inter_pod || w_.probed_switches.count(c.z_device) > 0);
+               (w_.inter_pod || w_.switch_probes_sent.count(c.z_device) > 0);
       case CableKind::frontend: return false;  // probes run on the back end
     }
     return false;
@@ -360,17 +382,31 @@ class Differ {
     auto it = groups_.find({bp_.cables[cable].a_device, bp_.cables[cable].kind});
     if (it == groups_.end() || it->second.size() < 2) return false;
     if (bp_.cables[cable].kind == CableKind::tor_agg && direction == 1) {
+      // A cable that lands the ToR's pair partner (the other plane's ToR
+      // of its rail and segment, which holds the same hosts' NICs) on this
+      // aggregation switch gives it a second way down to them, which its
+      // hash may prefer for every flow it gets.
+      const Device& tor = bp_.devices[bp_.cables[cable].a_device];
+      if (auto foreign = foreign_tors_.find(bp_.cables[cable].z_device); foreign != foreign_tors_.end()) {
+        for (int other : foreign->second) {
+          const Device& o = bp_.devices[other];
+          if (other != bp_.cables[cable].a_device && o.pod == tor.pod && o.segment == tor.segment && o.rail == tor.rail) {
+            return false;
+          }
+        }
+      }
       return std::exp(-expected_down(cable)) < o_.miss_probability;
     }
+    // Distinct five-tuples: every datagram of one hashes alike.
     int64_t total = 0;
-    for (int member : it->second) total += w_.cables[member].dir[direction].received;
+    for (int member : it->second) total += w_.cables[member].dir[direction].flows;
     double n = static_cast<double>(it->second.size());
     return std::pow(1.0 - 1.0 / n, static_cast<double>(total)) < o_.miss_probability;
   }
 
   // Down a ToR's uplink comes what other ToRs hashed up to its aggregation
-  // switch for this ToR's hosts: per source ToR, its traces down to this
-  // one, times the share of its working uplinks (seen carrying traffic up)
+  // switch for this ToR's hosts: per source ToR, its five-tuples down to
+  // this one, times the share of its working uplinks (seen carrying traffic up)
   // that reach the switch. Faults elsewhere in the run (a dark or miswired
   // cable into the switch) lower it, and a silence they explain is then
   // no evidence: traffic the uniform hash over the group would promise
@@ -400,7 +436,7 @@ class Differ {
     auto it = groups_.find({bp_.cables[cable].a_device, bp_.cables[cable].kind});
     if (it == groups_.end() || it->second.size() < 2) return false;
     int64_t total = 0;
-    for (int member : it->second) total += w_.cables[member].dir[direction].received;
+    for (int member : it->second) total += w_.cables[member].dir[direction].flows;
     return std::pow(1.0 - 1.0 / static_cast<double>(it->second.size()), static_cast<double>(total)) < o_.miss_probability;
   }
 
@@ -427,15 +463,9 @@ class Differ {
     return group_says_enough(cable, direction);
   }
 
-  void silences() {
+  // What scope and the silence tests rest on, before any finding.
+  void prepare() {
     if (!o_.scope_hosts.empty()) scope_cables_ = probe::cables_in_scope(bp_, o_.scope_hosts);
-    // A second, unplanned link between two switches makes the split of
-    // traffic between them unpredictable (hashes polarize): the cables they
-    // share are not judged by their silence; the mismatch finding explains.
-    std::set<std::pair<int, int>> doubled;
-    for (const auto& [link, count] : w_.unplanned) {
-      doubled.insert({std::min(link.first.device, link.second.device), std::max(link.first.device, link.second.device)});
-    }
     for (size_t i = 0; i < bp_.cables.size(); ++i) {
       const Cable& c = bp_.cables[i];
       if (c.kind == CableKind::host_tor && w_.probed_hosts.count(c.a_device)) {
@@ -446,7 +476,69 @@ class Differ {
         groups_[{c.a_device, c.kind}].push_back(static_cast<int>(i));
       }
     }
-    for (const auto& [pair, traces] : w_.tor_to_tor) traces_to_[pair.second].emplace_back(pair.first, traces);
+    for (const auto& [pair, flows] : w_.tor_to_tor) traces_to_[pair.second].emplace_back(pair.first, flows);
+    for (const auto& [link, count] : w_.unplanned) {
+      auto [x, y] = link;
+      if (dev(x).role == Role::agg) std::swap(x, y);
+      if (dev(x).role == Role::tor && dev(y).role == Role::agg) foreign_tors_[y.device].insert(x.device);
+    }
+  }
+
+  // A switch in scope that answered nothing (no switch probe, no record in
+  // any trace, no BGP session or LLDP agent that heard it or that it
+  // heard) although the run had it answer: switch probes whose silence
+  // loss cannot explain, or a cable of it in scope with enough probes or
+  // dumps across it that its silence would be evidence. Dead, or cut off:
+  // one finding naming it with its cables in scope, which no other finding
+  // then names (each would only repeat that nothing came back).
+  void unreached() {
+    std::map<int, std::vector<int>> cables_of;  // switch -> its cables in scope
+    for (size_t i = 0; i < bp_.cables.size(); ++i) {
+      const int cable = static_cast<int>(i);
+      if (!in_scope(cable)) continue;
+      for (int device : {bp_.cables[i].a_device, bp_.cables[i].z_device}) {
+        if (bp_.devices[device].role != Role::host) cables_of[device].push_back(cable);
+      }
+    }
+    for (const auto& [device, sent] : w_.switch_probes_sent) cables_of.try_emplace(device);
+    for (const auto& [device, cables] : cables_of) {
+      if (w_.device_answered[device]) continue;
+      auto probes = w_.switch_probes_sent.find(device);
+      const int64_t sent = probes == w_.switch_probes_sent.end() ? 0 : probes->second;
+      bool expected = switch_silence_is_evidence(bp_, device, sent, o_.silence);
+      bool dumps = false;  // its own BGP or LLDP dump, or a peer's with a cable to it, was read
+      for (int c : cables) {
+        expected = expected || enough(c, 0) || enough(c, 1);
+        for (const auto* read : {&w_.bgp_devices, &w_.lldp_devices}) {
+          dumps = dumps || read->count(bp_.cables[c].a_device) || read->count(bp_.cables[c].z_device);
+        }
+      }
+      if (!expected) continue;
+      const Device& d = bp_.devices[device];
+      std::vector<std::string> tried;
+      if (sent > 0) tried.push_back(fmt::format("none of the {} switch probes sent to it came back", sent));
+      tried.push_back("no probe's trace shows it");
+      if (dumps) tried.push_back("no BGP session or LLDP agent heard it or was heard by it");
+      std::string what;
+      for (size_t k = 0; k < tried.size(); ++k) {
+        what += (k == 0 ? "" : k + 1 == tried.size() ? ", and " : ", ") + tried[k];
+      }
+      add("unreached", "critical", cables, fmt::format("{} answering on the fabric", d.name), "nothing",
+          fmt::format("switch {} answered nothing: {}; check that it is powered and running, that its cables are "
+                      "lit, and that it answers ICMPv6 ({} {} in scope cannot be verified until it answers)",
+                      d.name, what, cables.size(), cables.size() == 1 ? "cable" : "cables"));
+      r_.findings.back().device = d.name;
+    }
+  }
+
+  void silences() {
+    // A second, unplanned link between two switches makes the split of
+    // traffic between them unpredictable (hashes polarize): the cables they
+    // share are not judged by their silence; the mismatch finding explains.
+    std::set<std::pair<int, int>> doubled;
+    for (const auto& [link, count] : w_.unplanned) {
+      doubled.insert({std::min(link.first.device, link.second.device), std::max(link.first.device, link.second.device)});
+    }
     auto& s = r_.summary;
     for (size_t i = 0; i < bp_.cables.size(); ++i) {
       int cable = static_cast<int>(i);
@@ -474,9 +566,31 @@ class Differ {
         lldp_hint = without >= 0 ? fmt::format(" or give the LLDP dump of {}", bp_.devices[without].name)
                                  : " or check what its ports' LLDP neighbours name (--lldp-match)";
       }
+      // Probes crossed a direction no trace shows where a switch wrote no
+      // telemetry (witness.h): its silence is no evidence of anything.
+      const bool gapped[2] = {!seen[0] && e[0].across_gap > 0, !seen[1] && e[1].across_gap > 0};
       if (seen[0] && seen[1]) {
         ++s.cables_verified;
         ++coverage.verified;
+      } else if (gapped[0] || gapped[1]) {
+        ++coverage.unobserved;
+        std::vector<PortRef> silent;
+        for (int d = 0; d < 2; ++d) {
+          if (gapped[d]) silent.push_back(e[d].silent);
+        }
+        const int64_t crossed = e[0].across_gap + e[1].across_gap;
+        const std::string why = fmt::format("{}, so the {} {} that crossed it there carry no record of it (see the "
+                                            "telemetry findings); enable it and verify again",
+                                            gap_reason(f_, w_, silent), crossed, crossed == 1 ? "trace" : "traces");
+        if (seen[0] || seen[1]) {
+          const int dark = seen[0] ? 1 : 0;
+          const std::string from = dark == 0 ? a : z, to = dark == 0 ? z : a;
+          add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only; no telemetry", to, from),
+              fmt::format("cable {} ({} -- {}) was seen {} -> {} only: {}", c.id, a, z, to, from, why));
+        } else {
+          add("unobserved", "info", {cable}, ends(cable), "no telemetry",
+              fmt::format("cable {} ({} -- {}) was seen neither way: {}", c.id, a, z, why));
+        }
       } else if (!seen[0] && !seen[1]) {
         bool neighbours = w_.device_seen[c.a_device] && w_.device_seen[c.z_device];
         if ((can[0] || can[1]) && neighbours) {
@@ -590,6 +704,7 @@ class Differ {
   std::set<int> probed_tors_, probed_pods_;
   std::vector<bool> scope_cables_;  // by cable, with --scope
   std::map<std::pair<int, CableKind>, std::vector<int>> groups_;
+  std::map<int, std::set<int>> foreign_tors_;  // aggregation switch -> ToRs an unplanned link joins it to
   std::map<int, std::vector<std::pair<int, int64_t>>> traces_to_;  // ToR -> (source ToR, traces via the agg tier)
 };
 

@@ -43,13 +43,18 @@ struct LossFinding {
 
 struct Finding {
   std::string kind;      // swapped, wrong-port, wrong-device, missing, unobserved,
-                         // unplanned, unidirectional, plane-violation, rail-violation, lossy
+                         // unplanned, unidirectional, plane-violation, rail-violation, lossy,
+                         // wrong-asn, core-rule-violation, telemetry, unreached
   std::string severity;  // critical, warning, info
   std::vector<int> cables;  // blueprint cable indices this finding concerns
   std::string expected;  // the planned ends, "a-device:port -- z-device:port"
   std::string observed;  // what the traces showed
   std::string message;   // one sentence a technician can act on
   std::optional<LossFinding> loss;  // lossy only
+  // telemetry and unreached: the switch they are about, and for telemetry
+  // the ports it wrote nothing on (empty: not known, or none is the point).
+  std::string device;
+  std::vector<std::string> ports;
 };
 
 struct Report {

@@ -1,6 +1,7 @@
 #include "validator/dump_file.h"
 
 #include "blueprint/input_file.h"
+#include "blueprint/json_shape.h"
 
 #include <fmt/format.h>
 
@@ -9,10 +10,6 @@
 #include <fstream>
 
 namespace hpn::validator {
-
-namespace {
-constexpr std::streamoff kMaxDumpBytes = 64 << 20;
-}
 
 Result<DumpSource> parse_dump_argument(std::string_view argument, std::string_view option) {
   DumpSource s;
@@ -37,7 +34,14 @@ Result<DumpSource> parse_dump_argument(std::string_view argument, std::string_vi
 }
 
 Result<std::string> read_dump_bytes(const std::string& path, std::string_view what) {
-  return read_input_file(path, what, static_cast<std::size_t>(kMaxDumpBytes));
+  return read_input_file(path, what, kMaxDumpBytes);
+}
+
+Status check_dump_shape(std::string_view bytes, std::string_view source, std::string_view what) {
+  if (bytes.size() > kMaxDumpBytes) {
+    return Error{fmt::format("{}: too large for {} (more than {} bytes)", source, what, kMaxDumpBytes)};
+  }
+  return check_json_bounds(bytes, source, {kMaxDumpDepth, kMaxDumpValues, what});
 }
 
 Error not_json(std::string_view bytes, std::string_view source, size_t byte, const std::string& what) {

@@ -3,6 +3,7 @@
 // and a device named by a dump, short or fully qualified.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -21,9 +22,22 @@ struct DumpSource {
 };
 Result<DumpSource> parse_dump_argument(std::string_view argument, std::string_view option);
 
-// The file's bytes: a regular file of at most 64 MB (a 128-port switch's
-// dump is a few hundred kB).
+// The bounds a dump is held to, picked from real ones with room to spare:
+// a 128-port switch's `lldpcli -f json0 show neighbors details` is a few
+// hundred kB, about 60 values and 12 levels per neighbour (tests/data/lldp);
+// FRR's `show bgp neighbors json` is a few kB and a few hundred values per
+// session, 6 levels deep. A dump within them is at most about 150 MB of DOM
+// (bench/input_bounds.sh measures it).
+inline constexpr std::size_t kMaxDumpBytes = std::size_t{16} << 20;
+inline constexpr std::size_t kMaxDumpDepth = 32;
+inline constexpr std::size_t kMaxDumpValues = 1'000'000;
+
+// The file's bytes: a regular file or a pipe, at most kMaxDumpBytes.
 Result<std::string> read_dump_bytes(const std::string& path, std::string_view what);
+
+// The size and shape bounds above, before a DOM is built (`what`: "an LLDP
+// dump"); the error is located.
+Status check_dump_shape(std::string_view bytes, std::string_view source, std::string_view what);
 
 // A located "not JSON" error from nlohmann's parse_error byte offset.
 Error not_json(std::string_view bytes, std::string_view source, size_t byte, const std::string& what);

@@ -65,15 +65,29 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
     }
     return free.empty() ? -1 : pick(free);
   };
-  static const char* const kinds[] = {"down",           "drop",          "swap",  "wrong-port", "wrong-device",
-                                      "rail-exchange",  "plane-exchange", "other-segment", "loss", "loss", "loss"};
+  // The kinds a fault is drawn from; the last four are losses. Ends move
+  // at either side: a host's end (host-exchange, nic-exchange), an
+  // uplink's ToR end (uplink-a-end), the far end (the rest).
+  static const char* const kinds[] = {"down",          "drop",          "swap",          "wrong-port",
+                                      "wrong-device",  "rail-exchange", "plane-exchange", "other-segment",
+                                      "host-exchange", "nic-exchange",  "nic-down",       "uplink-a-end",
+                                      "loss",          "loss",          "loss",           "loss"};
+  constexpr int kMiswires = 12;  // kinds[0, kMiswires) are miswires and breaks
   static const int rates[] = {2, 5, 30};
+  // A host cable of `host` at port `port_name`, or -1.
+  auto cable_of = [&](int host, const std::string& port_name) {
+    const CableEnd e = f.cable_at({host, f.port_by_name(host, port_name)});
+    return e.cable >= 0 && e.end == 0 ? e.cable : -1;
+  };
   for (int tor : tors) {
     if (static_cast<int>(out.size()) >= count) break;
     if (used.count(tor)) continue;
-    const std::string what = kinds[std::uniform_int_distribution<int>(0, losses ? 10 : 7)(random)];
+    const std::string what =
+        kinds[std::uniform_int_distribution<int>(0, losses ? std::size(kinds) - 1 : kMiswires - 1)(random)];
+    const bool host_side = what == "host-exchange" || what == "nic-exchange" || what == "nic-down";
     const bool on_uplink = what == "wrong-port" || what == "wrong-device" || what == "plane-exchange" ||
-                           (what != "swap" && what != "rail-exchange" && what != "other-segment" &&
+                           what == "uplink-a-end" ||
+                           (what != "swap" && what != "rail-exchange" && what != "other-segment" && !host_side &&
                             std::uniform_int_distribution<int>(0, 1)(random) == 1);
     const int cable = on_uplink ? pick(uplinks[tor]) : free_host_cable(tor);
     if (cable < 0) continue;
@@ -115,6 +129,54 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       fault = {rails ? "rail-violation" : "plane-violation", what, {std::min(cable, other), std::max(cable, other)}, -1};
       touched.push_back(other_tor);
       touched.push_back(bp.cables[other].a_device);
+    } else if (what == "host-exchange") {
+      // The host ends of two hosts' cables exchanged, the hosts under ToRs
+      // of one rail and plane in two segments: one swap naming both.
+      const int other_tor = partner(tor, [&](int o) {
+        const Device& d = bp.devices[o];
+        return d.pod == t.pod && d.rail == t.rail && d.plane == t.plane && d.segment != t.segment;
+      });
+      if (other_tor < 0) continue;
+      const int other = free_host_cable(other_tor);
+      if (other < 0) continue;
+      std::swap(wiring[cable].a, wiring[other].a);
+      fault = {"swapped", what, {std::min(cable, other), std::max(cable, other)}, -1};
+      touched.push_back(other_tor);
+      touched.push_back(bp.cables[other].a_device);
+    } else if (what == "nic-exchange" || what == "nic-down") {
+      // Two cables of one host: at one port of two NICs, their host ends
+      // exchanged (one rail violation naming both); or both ports of one
+      // NIC dark (each missing).
+      const int host = bp.cables[cable].a_device;
+      const PanelPort& port = f.port(f.end_of(cable, 0));
+      const auto& ports = bp.panels[bp.devices[host].panel].ports;
+      std::vector<int> candidates;
+      // Two NICs' ports on one plane: the exchange breaks the rails only.
+      const int plane = bp.devices[bp.cables[cable].z_device].plane;
+      for (const auto& p : ports) {
+        if (p.nic < 1 || p.name == port.name) continue;
+        const int c = cable_of(host, p.name);
+        if (c < 0 || used.count(bp.cables[c].z_device)) continue;
+        const bool same_nic = p.nic == port.nic, same_plane = bp.devices[bp.cables[c].z_device].plane == plane;
+        if (what == "nic-down" ? same_nic : !same_nic && same_plane) candidates.push_back(c);
+      }
+      if (candidates.empty() || (what == "nic-down" && static_cast<int>(out.size()) + 2 > count)) continue;
+      const int other = pick(candidates);
+      if (what == "nic-down") {
+        wiring[cable].fault = wiring[other].fault = "down";
+        out.push_back({"missing", what, {other}, -1});
+        fault = {"missing", what, {cable}, -1};
+      } else {
+        std::swap(wiring[cable].a, wiring[other].a);
+        fault = {"rail-violation", what, {std::min(cable, other), std::max(cable, other)}, -1};
+      }
+      touched.push_back(bp.cables[other].z_device);
+    } else if (what == "uplink-a-end") {
+      // An uplink's ToR end on a spare port of its ToR.
+      const PortRef spare = spare_port(f, tor, taken);
+      if (!spare.valid()) continue;
+      wiring[cable].a = spare;
+      fault = {"wrong-port", what, {cable}, -1};
     } else if (what == "other-segment") {
       // A host cable on a spare port of the same rail's ToR in another segment.
       const int other_tor = partner(tor, [&](int o) {

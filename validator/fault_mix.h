@@ -28,9 +28,12 @@ struct InjectedFault {
 // drawn with `random`, applied to `wiring`: dark cables, one-way breaks,
 // swaps at a ToR, cables on the wrong port or aggregation switch, host
 // cables exchanged across rails, uplinks exchanged across planes, a host
-// cable on the same rail's ToR of another segment, and one-way loss of
-// 2%, 5% or 30%. A kind the fabric has no room for (a spare port, a
-// partner ToR) is skipped. `losses` false: miswires and breaks only.
+// cable on the same rail's ToR of another segment; at the hosts' side,
+// the host ends of two hosts' cables exchanged, a host's cables exchanged
+// between two NICs, both ports of a NIC dark; an uplink's ToR end on
+// another port; and one-way loss of 2%, 5% or 30%. A kind the fabric has
+// no room for (a spare port, a partner ToR) is skipped; a dark NIC is two
+// faults, one per cable. `losses` false: miswires and breaks only.
 std::vector<InjectedFault> inject_faults(const FabricIndex& fabric, std::vector<WiredCable>& wiring, int count,
                                          std::mt19937_64& random, bool losses = true);
 

@@ -152,6 +152,7 @@ class Json0Reader {
 }  // namespace
 
 Result<std::vector<LldpNeighbour>> parse_lldp_json(std::string_view bytes, std::string_view source) {
+  if (auto st = check_dump_shape(bytes, source, "an LLDP neighbour dump"); !st) return st.error();
   json root;
   try {
     root = json::parse(bytes.begin(), bytes.end());
@@ -215,6 +216,7 @@ Status add_lldp_witnesses(const FabricIndex& f, const std::vector<LldpDump>& dum
         ++w.unreadable_hops;
         continue;
       }
+      w.device_answered[device] = true;  // it hears a neighbour on a port of the plan
       int peer = n.chassis_name.empty() ? -1 : resolve_device(f, n.chassis_name);
       if (peer < 0 && !n.chassis_name.empty()) w.unknown_devices.insert(n.chassis_name);
       const std::string& port = match == LldpMatch::port_description ? n.port_descr : n.port_id;
@@ -225,6 +227,7 @@ Status add_lldp_witnesses(const FabricIndex& f, const std::vector<LldpDump>& dum
         continue;
       }
       w.device_seen[peer] = true;
+      w.device_answered[peer] = true;
       // The same test as a probe's hop (witness.cpp): the planned cable at
       // the sending port, arriving where the plan says.
       CableEnd e = f.cable_at(from);

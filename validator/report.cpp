@@ -57,6 +57,8 @@ json to_json(const Report& r, const Blueprint& bp) {
       evidence[cable.id] = {{"a_to_z", direction(r.evidence[c].dir[0])},
                             {"z_to_a", direction(r.evidence[c].dir[1])}};
     }
+    if (!f.device.empty()) item["device"] = f.device;
+    if (!f.ports.empty()) item["ports"] = f.ports;
     item["expected"] = f.expected;
     item["observed"] = f.observed;
     item["evidence"] = evidence;

@@ -25,8 +25,20 @@ FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) :
   for (size_t d = 0; d < bp.devices.size(); ++d) {
     peers_[d].resize(bp.panels[bp.devices[d].panel].ports.size());
   }
+  no_record_.resize(bp.devices.size());
+  no_answer_.resize(bp.devices.size());
+  for (size_t d = 0; d < bp.devices.size(); ++d) {
+    no_record_[d].assign(peers_[d].size() + 1, false);
+    no_answer_[d].assign(peers_[d].size() + 1, false);
+  }
   for (const auto& w : wiring) {
     if (!w.a.valid() || !w.z.valid() || w.fault == "down") continue;
+    // A switch's own state at one end of the cable.
+    for (const auto& [prefix, flags] : {std::pair{"ioam-off-", &no_record_}, std::pair{"icmp-off-", &no_answer_}}) {
+      if (w.fault.rfind(prefix, 0) != 0) continue;
+      const PortRef at = w.fault.back() == 'a' ? w.a : w.z;
+      (*flags)[at.device][at.port] = true;
+    }
     peers_[w.a.device][w.a.port] = {w.z, w.fault == "drop-a-z"};
     peers_[w.z.device][w.z.port] = {w.a, w.fault == "drop-z-a"};
     if (w.fault.rfind("loss-", 0) == 0 && w.fault.size() > 9) {
@@ -74,6 +86,24 @@ int FabricModel::survivors(const Peer& p, int n) {
   // libstdc++'s binomial: the same draws for the same seed on this
   // standard library (the diagnosis bench's figures rest on it).
   return std::binomial_distribution<int>(n, keep)(random_);
+}
+
+void FabricModel::leave_out_records(int device, int port) {
+  no_record_[device][port < 0 ? no_record_[device].size() - 1 : static_cast<size_t>(port)] = true;
+}
+
+void FabricModel::answer_no_probes(int device, int port) {
+  no_answer_[device][port < 0 ? no_answer_[device].size() - 1 : static_cast<size_t>(port)] = true;
+}
+
+bool FabricModel::writes_record(PortRef in) const {
+  const auto& off = no_record_[in.device];
+  return !off.back() && !off[in.port];
+}
+
+bool FabricModel::answers_at(PortRef in) const {
+  const auto& off = no_answer_[in.device];
+  return !off.back() && !off[in.port];
 }
 
 const FabricModel::Peer* FabricModel::peer(PortRef p) const {
@@ -129,11 +159,11 @@ PortRef FabricModel::route(int device, const std::string& src, const std::string
   return {};
 }
 
-probe::Observation FabricModel::send(PortRef from, const std::string& src_address, int dst_host,
+probe::ObservationRecord FabricModel::send(PortRef from, const std::string& src_address, int dst_host,
                                      int nic, const std::string& dst_address, int sport, int dport,
                                      uint64_t id, const char* direction) {
   const Blueprint& bp = f_.blueprint();
-  probe::Observation o;
+  probe::ObservationRecord o;
   o.run = "sim";
   o.probe = id;
   o.direction = direction;
@@ -161,7 +191,9 @@ probe::Observation FabricModel::send(PortRef from, const std::string& src_addres
     PortRef next = route(in.device, src_address, dst_address, dst_host, nic, sport, dport);
     if (!next.valid()) return o;
     --hop_limit;
-    o.hops.push_back({bp.devices[in.device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    if (writes_record(in)) {
+      o.hops.push_back({bp.devices[in.device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    }
     out = next;
   }
   return o;
@@ -172,11 +204,11 @@ void FabricModel::set_loss(double p, uint64_t seed) {
   random_.seed(seed);
 }
 
-std::vector<probe::Observation> FabricModel::probe(int host, int port, int dst, int nic, int sport,
+std::vector<probe::ObservationRecord> FabricModel::probe(int host, int port, int dst, int nic, int sport,
                                                    uint64_t id) {
   int src_nic = f_.port({host, port}).nic;
   std::string src_address = address(host, src_nic), dst_address = address(dst, nic);
-  std::vector<probe::Observation> out;
+  std::vector<probe::ObservationRecord> out;
   out.push_back(send({host, port}, src_address, dst, nic, dst_address, sport, 17768, id, "forward"));
   if (out.back().received) {
     PortRef back{dst, f_.port_by_name(dst, out.back().rx_port)};
@@ -185,10 +217,10 @@ std::vector<probe::Observation> FabricModel::probe(int host, int port, int dst, 
   return out;
 }
 
-probe::Observation FabricModel::switch_probe(int host, int port, int target, const std::string& loopback,
+probe::ObservationRecord FabricModel::switch_probe(int host, int port, int target, const std::string& loopback,
                                              int sport, uint64_t id) {
   const Blueprint& bp = f_.blueprint();
-  probe::Observation o;
+  probe::ObservationRecord o;
   o.run = "sim";
   o.probe = id;
   o.direction = "expired";
@@ -208,7 +240,8 @@ probe::Observation FabricModel::switch_probe(int host, int port, int target, con
     const PortRef in = p->port;
     const int device = in.device;
     if (device == target) {
-      o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, -1, hop_limit - 1});
+      if (!answers_at(in)) return o;
+      if (writes_record(in)) o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, -1, hop_limit - 1});
       o.received = true;
       o.received_ns = o.sent_ns + 5000;
       o.reporter = loopback;
@@ -232,7 +265,9 @@ probe::Observation FabricModel::switch_probe(int host, int port, int target, con
     const uint64_t h = hash_tuple(bp.devices[device].node_id, o.src_address, loopback, sport, 17768);
     const PortRef next{device, choices[h % choices.size()]};
     --hop_limit;
-    o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    if (writes_record(in)) {
+      o.hops.push_back({bp.devices[device].node_id, f_.port(in).port_id, f_.port(next).port_id, hop_limit});
+    }
     out = next;
   }
   return o;
@@ -241,12 +276,12 @@ probe::Observation FabricModel::switch_probe(int host, int port, int target, con
 AgentProbe FabricModel::agent_probe(int host, int port, int dst, int nic, int sport, uint64_t id, int attempts) {
   AgentProbe out;
   const std::string listener_run = fmt::format("{:016x}", probe::run_id_of("sim"));  // as a listener writes it
-  std::vector<probe::Observation> last;
+  std::vector<probe::ObservationRecord> last;
   for (int a = 1; a <= attempts; ++a) {
     last = probe(host, port, dst, nic, sport, id);
     for (auto& o : last) o.attempt = a;
     if (last[0].received) {
-      probe::Observation heard = last[0];  // the receiver's record: it knows no sender port
+      probe::ObservationRecord heard = last[0];  // the receiver's record: it knows no sender port
       heard.run = listener_run;
       heard.src_device.clear();
       heard.src_port.clear();
@@ -257,7 +292,7 @@ AgentProbe FabricModel::agent_probe(int host, int port, int dst, int nic, int sp
       return out;
     }
   }
-  probe::Observation lost = std::move(last[0]);  // the sender's record of a probe never answered
+  probe::ObservationRecord lost = std::move(last[0]);  // the sender's record of a probe never answered
   lost.received = false;
   lost.rx_port.clear();
   lost.hops.clear();
@@ -307,9 +342,9 @@ AgentProbe FabricModel::agent_train(int host, int port, int dst, int nic, int sp
   return p;
 }
 
-probe::Observation FabricModel::agent_switch_probe(int host, int port, int target, const std::string& loopback,
+probe::ObservationRecord FabricModel::agent_switch_probe(int host, int port, int target, const std::string& loopback,
                                                    int sport, uint64_t id, int attempts) {
-  probe::Observation o;
+  probe::ObservationRecord o;
   for (int a = 1; a <= attempts; ++a) {
     o = switch_probe(host, port, target, loopback, sport, id);
     o.attempt = a;
@@ -324,7 +359,7 @@ SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, 
   const FabricIndex& f = model.fabric();
   const Blueprint& bp = f.blueprint();
   SimulatedRun run;
-  std::vector<probe::Observation> heard;
+  probe::ObservationSet heard;
   uint64_t id = 0;
   // The rounds see what the senders saw so far; the lab reads the receivers' records at the end.
   probe::ProbeRounds rounds(bp, hosts, {options, max_rounds, true});
@@ -337,23 +372,23 @@ SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, 
       const int port = f.port_by_name(t.src_host, t.src_port);
       for (int sport : t.source_ports) {
         if (switches) {
-          run.observations.push_back(model.agent_switch_probe(t.src_host, port, t.dst_host, t.dst_address, sport,
-                                                              ++id, attempts));
+          run.observations.add(model.agent_switch_probe(t.src_host, port, t.dst_host, t.dst_address, sport,
+                                                        ++id, attempts));
         } else if (t.train > 0) {
           AgentProbe p = model.agent_train(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id, t.train, attempts);
-          run.observations.insert(run.observations.end(), p.sender.begin(), p.sender.end());
-          heard.insert(heard.end(), p.receiver.begin(), p.receiver.end());
+          for (const auto& o : p.sender) run.observations.add(o);
+          for (const auto& o : p.receiver) heard.add(o);
           run.train_datagrams += t.train;
         } else {
           AgentProbe p = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id, attempts);
-          run.observations.insert(run.observations.end(), p.sender.begin(), p.sender.end());
-          heard.insert(heard.end(), p.receiver.begin(), p.receiver.end());
+          for (const auto& o : p.sender) run.observations.add(o);
+          for (const auto& o : p.receiver) heard.add(o);
         }
         ++run.probes;
       }
     }
   }
-  run.observations.insert(run.observations.end(), heard.begin(), heard.end());
+  run.observations.append(heard);
   return run;
 }
 

@@ -25,7 +25,10 @@ struct WiredCable {
   PortRef a, z;
   // "", "down", "drop-a-z", "drop-z-a", or "loss-a-z:N" / "loss-z-a:N" (N%
   // of that direction's crossings lost at random, N a decimal), as the
-  // lab's wiring file names them (dataplane/wiring.h).
+  // lab's wiring file names them (dataplane/wiring.h); or of a switch at
+  // one end, which is then the end's port's: "ioam-off-a" / "ioam-off-z"
+  // (it writes no IOAM record into what enters there), "icmp-off-a" /
+  // "icmp-off-z" (it sends no ICMPv6 error out of there).
   std::string fault;
 };
 
@@ -35,7 +38,7 @@ struct WiredCable {
 // attempt, and the receiver's record of every attempt that arrived, as its
 // listener writes them.
 struct AgentProbe {
-  std::vector<probe::Observation> sender, receiver;
+  std::vector<probe::ObservationRecord> sender, receiver;
 };
 
 // The blueprint's own wiring.
@@ -47,7 +50,7 @@ class FabricModel {
 
   // One probe from `host`'s port `port` to `dst`'s NIC `nic`, and the
   // listener's reply out of the port it arrived on. Lost probes get no reply.
-  std::vector<probe::Observation> probe(int host, int port, int dst, int nic, int src_udp_port,
+  std::vector<probe::ObservationRecord> probe(int host, int port, int dst, int nic, int src_udp_port,
                                         uint64_t probe_id);
 
   // A switch probe (probe::switch_probes()): from `host`'s port `port` to
@@ -57,7 +60,7 @@ class FabricModel {
   // one, else over an uplink its hash picks among those whose aggregation
   // switch is cabled to `target` (where its route comes from); an
   // aggregation switch over its cable to `target`. The "expired" observation, received or lost.
-  probe::Observation switch_probe(int host, int port, int target, const std::string& loopback, int src_udp_port,
+  probe::ObservationRecord switch_probe(int host, int port, int target, const std::string& loopback, int src_udp_port,
                                   uint64_t probe_id);
 
   // probe(), tried up to `attempts` times while unanswered, as the agent does.
@@ -73,7 +76,7 @@ class FabricModel {
                          int attempts);
 
   // switch_probe(), likewise.
-  probe::Observation agent_switch_probe(int host, int port, int target, const std::string& loopback,
+  probe::ObservationRecord agent_switch_probe(int host, int port, int target, const std::string& loopback,
                                         int src_udp_port, uint64_t probe_id, int attempts);
 
   const FabricIndex& fabric() const { return f_; }
@@ -82,6 +85,16 @@ class FabricModel {
   // with probability `p`, drawn from a generator seeded with `seed` (the
   // same seed gives the same losses on every machine).
   void set_loss(double p, uint64_t seed);
+
+  // Telemetry off from now on: switch `device` writes no IOAM record into
+  // what enters it on port `port` (-1: on any port), as a Linux router
+  // with net.ipv6.conf.IF.ioam6_enabled=0 (or no IOAM namespace) does; it
+  // still forwards, and the hop limit still drops.
+  void leave_out_records(int device, int port = -1);
+  // ICMPv6 errors off from now on: switch `device` answers no switch probe
+  // that entered it on `port` (-1: on any), its error going back out of
+  // there.
+  void answer_no_probes(int device, int port = -1);
 
  private:
   struct Peer {
@@ -93,9 +106,11 @@ class FabricModel {
   // Of `n` datagrams crossing `p`, how many get across.
   int survivors(const Peer& p, int n);
   const Peer* peer(PortRef p) const;
+  bool writes_record(PortRef in) const;  // IOAM on where `in` enters its switch
+  bool answers_at(PortRef in) const;     // ICMPv6 errors go back out of `in`
   PortRef route(int device, const std::string& src, const std::string& dst, int dst_host, int nic,
                 int sport, int dport) const;
-  probe::Observation send(PortRef from, const std::string& src_address, int dst_host, int nic,
+  probe::ObservationRecord send(PortRef from, const std::string& src_address, int dst_host, int nic,
                           const std::string& dst_address, int sport, int dport, uint64_t id,
                           const char* direction);
   std::string address(int host, int nic) const;
@@ -110,6 +125,9 @@ class FabricModel {
   std::vector<std::unordered_map<int, std::vector<int>>> links_to_;  // ports toward a neighbour
   std::vector<std::vector<int>> up_;                                 // ToR and agg uplinks
   std::unordered_map<uint64_t, std::string> addresses_;             // host NIC -> bond IPv6
+  // By device, then port; a device's own entry (index = panel size) is
+  // its every port: IOAM off (leave_out_records), ICMPv6 errors off.
+  std::vector<std::vector<bool>> no_record_, no_answer_;
   double loss_ = 0;
   std::mt19937_64 random_;
 };
@@ -120,7 +138,7 @@ class FabricModel {
 // phase, the loss rounds' trains included), every probe tried up to `attempts` times as
 // the agents try it, the receivers' records added at the end.
 struct SimulatedRun {
-  std::vector<probe::Observation> observations;
+  probe::ObservationSet observations;
   std::int64_t probes = 0;  // probes sent (attempts not counted; a train's report request is its probe)
   std::int64_t train_datagrams = 0;  // the loss rounds' trains' own datagrams
   int rounds = 0;           // host rounds sent

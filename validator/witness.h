@@ -32,6 +32,16 @@ struct DirectionEvidence {
   bool lldp = false;
   // Both ends' BGP sessions were read (validator/bgp.h): likewise.
   bool bgp = false;
+  // Distinct five-tuples whose traces show this way crossed. An ECMP
+  // group's silence is judged by these, not by traces: every datagram of
+  // one five-tuple hashes alike, and a loss round's train reuses the
+  // five-tuple of a probe already traced (probe/loss_trains.h).
+  int64_t flows = 0;
+  // Traces that crossed this way by the plan but where a switch wrote no
+  // telemetry (a gap: see Witnesses::gaps), so they cannot show it; and
+  // the gap_start() of those gaps, the lowest one when several.
+  int64_t across_gap = 0;
+  PortRef silent;
 };
 
 // A BGP session whose peer spoke with an AS the plan does not give it.
@@ -53,6 +63,15 @@ struct Witnesses {
   std::vector<bool> device_seen;                           // a device on some witnessed link
   std::set<int> probed_hosts;                              // senders and receivers
   std::set<int> probed_switches;                           // switches that answered a switch probe
+  // Switch probes addressed to each switch, answered or not: a switch that
+  // answers none of enough of them sends no ICMPv6 errors (diff.cpp).
+  std::map<int, int64_t> switch_probes_sent;
+  // A device some evidence shows alive on the fabric: it wrote a trace
+  // record, answered a switch probe, forwarded a probe as the first switch
+  // of a telemetry gap (gap_start()), or a BGP session or an LLDP agent of
+  // its own or of a peer heard it or was heard by it. A dump read from a
+  // switch whose sessions hear nothing is no such evidence.
+  std::vector<bool> device_answered;
   bool inter_pod = false;                                  // some probe was meant to cross pods
   int64_t observations = 0, received = 0, lost = 0;
   int64_t expired = 0;  // of received: hop-limited probes quoted by the switch where they ran out
@@ -66,15 +85,39 @@ struct Witnesses {
   // of the same (core, in-port, pod) is the diff's to check.
   std::map<std::tuple<int, int, int, int>, int64_t> core_hops;
   // Traces that went up from one ToR through an aggregation switch and
-  // down to another: (source ToR, destination ToR) -> how many. Where the
-  // traffic down a ToR's uplinks came from, which decides what their
-  // silence means (diff.cpp).
+  // down to another: (source ToR, destination ToR) -> how many distinct
+  // five-tuples. Where the traffic down a ToR's uplinks came from, which
+  // decides what their silence means (diff.cpp).
   std::map<std::pair<int, int>, int64_t> tor_to_tor;
+  // Telemetry gaps. Each switch writes one IOAM record into a probe it
+  // forwards, its hop limit one less than the switch before it (RFC 9197
+  // §4.4.2.1; the Linux kernel writes it after decrementing): two records
+  // whose hop limits differ by more than one, a trace that starts past
+  // its sender's ToR or ends before its receiver's (a host is cabled to
+  // ToRs only), or a switch probe's trace that ends before the switch it
+  // was addressed to, crossed switches that wrote nothing. Nothing is
+  // witnessed across a gap: a missing record would otherwise join two
+  // switches that have no cable between them, a false miswire. The cables
+  // at its two ends are credited `across_gap` instead. (the last port
+  // seen before the gap, the first seen after it, invalid when the trace
+  // ended) -> traces; gap_start() names the switch that left it.
+  std::map<std::pair<PortRef, PortRef>, int64_t> gaps;
+  // By device, then port index: the switch ports some record names as
+  // its ingress. A gap's first port that another trace shows writing was
+  // not what left the gap.
+  std::vector<std::vector<bool>> recorded_ingress;
   // Every attempt of every probe, by the directed cables it crossed: what
   // the loss estimate (probe/loss_tomography.h) works from.
   probe::LossEvidence loss;
 };
 
-Witnesses collect_witnesses(const FabricIndex& fabric, const std::vector<probe::Observation>& obs);
+Witnesses collect_witnesses(const FabricIndex& fabric, const probe::ObservationSet& obs);
+
+// The first switch of a telemetry gap from `from` to `to` (either may be
+// invalid), by the plan: the planned peer of `from`, the port it entered
+// by; failing that the switch the plan puts before `to`, its port -1 (not
+// known); failing that, invalid. Judged on the plan alone (see
+// Witnesses::recorded_ingress for what contradicts it).
+PortRef gap_start(const FabricIndex& fabric, PortRef from, PortRef to);
 
 }  // namespace hpn::validator

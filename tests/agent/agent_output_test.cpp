@@ -51,7 +51,7 @@ TEST_CASE("agent/output: observations are written whole, replacing the file", "[
   hpn::test::TempDir dir;
   const auto path = (dir / "obs.jsonl").string();
   hpn::test::write_file(path, "old\n");
-  Observation lost;
+  ObservationRecord lost;
   lost.run = "r";
   lost.probe = 3;
   lost.direction = "forward";
@@ -63,7 +63,7 @@ TEST_CASE("agent/output: observations are written whole, replacing the file", "[
   lost.dst_address = "2001:db8::2";
   lost.dst_udp_port = 17768;
   lost.sent_ns = 5;
-  Observation got = lost;
+  ObservationRecord got = lost;
   got.probe = 4;
   got.received = true;
   got.rx_port = "etp5b";

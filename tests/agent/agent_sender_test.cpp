@@ -82,7 +82,7 @@ std::vector<ObservedHop> hop(int node, int in, int out, int hop_limit = 63) {
   return {h};
 }
 
-bool same_hops(const std::vector<ObservedHop>& a, const std::vector<ObservedHop>& b) {
+bool same_hops(std::span<const ObservedHop> a, std::span<const ObservedHop> b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
     if (a[i].node_id != b[i].node_id || a[i].ingress_if != b[i].ingress_if || a[i].egress_if != b[i].egress_if ||

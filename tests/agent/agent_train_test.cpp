@@ -257,7 +257,7 @@ TEST_CASE("agent/train: a plan's trains are sent, counted and reported, every da
         std::set<std::uint64_t>{3 << 16 | 50000, 3 << 16 | 50001, 4 << 16 | 50002});
   CHECK(std::vector<std::uint64_t>(path.order.begin() + 3, path.order.begin() + 6) ==
         std::vector<std::uint64_t>(path.order.begin(), path.order.begin() + 3));
-  std::map<int, const Observation*> forward;  // by source port
+  std::map<int, const ObservationRecord*> forward;  // by source port
   for (const auto& ob : result.observations) {
     if (ob.direction == "forward") forward[ob.src_udp_port] = &ob;
     if (ob.direction == "reverse") CHECK(ob.train == 0);

@@ -304,3 +304,41 @@ TEST_CASE("dataplane/topology: a one-way break between switches is there before 
   CHECK(late.find("counter drop comment \"cable " + bp.cables[uplink].id + " drop-z-a\"") != std::string::npos);
   CHECK(late.find("loss 3%") != std::string::npos);
 }
+
+TEST_CASE("dataplane/topology: IOAM off at a switch port is its sysctl, ICMPv6 errors off an egress drop from the start",
+          "[dataplane][topology]") {
+  const Blueprint& bp = lab_pod();
+  Wiring w = planned_wiring(bp);
+  w.cables[0].fault.kind = FaultKind::ioam_off;  // host-p0-s00-h000:nic1p1 -- tor-p0-s00-r1a:etp1a, at the ToR
+  w.cables[0].fault.at_z = true;
+  size_t uplink = 0;
+  while (bp.cables[uplink].kind != CableKind::tor_agg) ++uplink;
+  w.cables[uplink].fault.kind = FaultKind::icmp_off;  // tor-p0-s00-r1a:etp5 -- agg-p0-1-00:etp1, at the switch above
+  w.cables[uplink].fault.at_z = true;
+  auto t = build_topology(bp, w, "0000");
+  REQUIRE(t);
+  const auto configs = lab_configs(bp, *t);
+  // The switch configuration enables IOAM on every port; the fault's 0 comes after it, and wins.
+  const auto& sysctls = config_of(configs, *t, "tor-p0-s00-r1a").sysctls;
+  std::vector<std::string> etp1a;
+  for (const auto& s : sysctls) {
+    if (s.key == "net/ipv6/conf/etp1a/ioam6_enabled") etp1a.push_back(s.value);
+  }
+  CHECK(etp1a == std::vector<std::string>{"1", "0"});
+  for (const auto& s : sysctls) {
+    if (s.key == "net/ipv6/conf/etp5/ioam6_enabled") CHECK(s.value == "1");
+  }
+  const std::string agg = bp.devices[bp.cables[uplink].z_device].name, port = bp.cables[uplink].z_port;
+  const std::string drop = "icmpv6 type { destination-unreachable, packet-too-big, time-exceeded, parameter-problem } "
+                           "counter drop comment \"cable " + bp.cables[uplink].id + " icmp-off-z\"\n";
+  const std::string early = config_of(configs, *t, agg).nft_script;
+  CHECK(early == "table netdev hpnctl_lab_faults {\n"
+                 "  chain out_" + port + " {\n"
+                 "    type filter hook egress device \"" + port + "\" priority 0; policy accept;\n"
+                 "    counter comment \"sent\"\n"
+                 "    " + drop +
+                 "  }\n"
+                 "}\n");
+  CHECK(late_faults(*t, agg).find(drop) != std::string::npos);  // and it stays
+  CHECK(config_of(configs, *t, "tor-p0-s00-r1a").nft_script.empty());
+}

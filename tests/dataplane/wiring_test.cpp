@@ -51,13 +51,14 @@ TEST_CASE("dataplane/wiring: columns are found by name, in any order, and faults
 }
 
 TEST_CASE("dataplane/wiring: fault texts round-trip and bad ones are refused", "[dataplane][wiring]") {
-  for (const char* text : {"", "down", "drop-a-z", "drop-z-a", "loss-a-z:1", "loss-z-a:100"}) {
+  for (const char* text : {"", "down", "drop-a-z", "drop-z-a", "loss-a-z:1", "loss-z-a:100", "ioam-off-a", "ioam-off-z",
+                           "icmp-off-a", "icmp-off-z"}) {
     Fault f;
     REQUIRE(parse_fault(text, f));
     CHECK(f.to_string() == text);
   }
   for (const char* text : {"drop", "drop-x-y", "loss-a-z", "loss-a-z:", "loss-a-z:0", "loss-a-z:101",
-                           "loss-a-z:5%", "Down", "up"}) {
+                           "loss-a-z:5%", "Down", "up", "ioam-off", "ioam-off-x", "ioam-off-az", "icmp-off-"}) {
     Fault f;
     CHECK_FALSE(parse_fault(text, f));
   }
@@ -84,11 +85,13 @@ TEST_CASE("dataplane/wiring: every bad row is reported at its line", "[dataplane
         "wiring.csv:3: unknown device 'tor-p0-s00-r9a'; did you mean 'tor-p0-s00-r1a'?\n"
         "wiring.csv:4: device 'tor-p0-s00-r1a' has no port 'etp99'; did you mean 'etp9'?\n"
         "wiring.csv:5: tor-p0-s00-r1a:etp1a is already cabled on line 2\n"
-        "wiring.csv:6: fault 'drop': expected down, drop-a-z, drop-z-a, loss-a-z:N or loss-z-a:N (N in 1..100)\n"
+        "wiring.csv:6: fault 'drop': expected down, drop-a-z, drop-z-a, loss-a-z:N, loss-z-a:N (N in 1..100), "
+        "ioam-off-a, ioam-off-z, icmp-off-a or icmp-off-z\n"
         "wiring.csv:7: port 'etp1' of 'tor-p0-s00-r1a' is broken out into etp1a, etp1b; cable one of those\n"
         "wiring.csv:8: 3 fields, but the header has 6\n"
         "wiring.csv:9: both ends are tor-p0-s00-r1a:etp7\n"
-        "wiring.csv:10: fault 'loss-a-z:101': expected down, drop-a-z, drop-z-a, loss-a-z:N or loss-z-a:N (N in 1..100)\n"
+        "wiring.csv:10: fault 'loss-a-z:101': expected down, drop-a-z, drop-z-a, loss-a-z:N, loss-z-a:N (N in 1..100), "
+        "ioam-off-a, ioam-off-z, icmp-off-a or icmp-off-z\n"
         "wiring.csv:11: empty z_device or z_port\n"
         "wiring.csv:12: unterminated quoted field");
 }
@@ -107,4 +110,24 @@ TEST_CASE("dataplane/wiring: a bad header stops before the rows", "[dataplane][w
   auto missing = read_wiring_file("/nonexistent/wiring.csv", bp);
   REQUIRE_FALSE(missing);
   CHECK(missing.error().message == "/nonexistent/wiring.csv: no such file");
+}
+
+TEST_CASE("dataplane/wiring: IOAM and ICMPv6 faults are a switch port's, never a host's", "[dataplane][wiring]") {
+  const Blueprint& bp = lab_pod();
+  const std::string text =
+      "a_device,a_port,z_device,z_port,fault\n"
+      "host-p0-s00-h000,nic1p1,tor-p0-s00-r1a,etp1a,ioam-off-z\n"
+      "host-p0-s00-h001,nic1p1,tor-p0-s00-r1a,etp1b,ioam-off-a\n"
+      "tor-p0-s00-r1a,etp5,agg-p0-1-00,etp1,icmp-off-a\n";
+  auto w = parse_wiring(text, "w.csv", bp);
+  REQUIRE_FALSE(w);
+  CHECK(w.error().message == "w.csv:3: fault 'ioam-off-a': host-p0-s00-h001 is a host; IOAM and ICMPv6 faults are a "
+                             "switch port's");
+  auto good = parse_wiring(text.substr(0, text.find("host-p0-s00-h001")) + "tor-p0-s00-r1a,etp5,agg-p0-1-00,etp1,icmp-off-a\n",
+                           "w.csv", bp);
+  REQUIRE(good);
+  CHECK(good->cables[0].fault.kind == FaultKind::ioam_off);
+  CHECK(good->cables[0].fault.at_z);
+  CHECK(good->cables[1].fault.kind == FaultKind::icmp_off);
+  CHECK_FALSE(good->cables[1].fault.at_z);
 }

@@ -151,3 +151,29 @@ TEST_CASE("planner/spec: a missing file is an error naming it") {
   REQUIRE_FALSE(spec.ok());
   CHECK(spec.error().message == "/nonexistent/pod.yaml: no such file");
 }
+
+TEST_CASE("planner/spec: a quote left open does not swallow the lines after it", "[planner][robust]") {
+  // yaml-cpp reads an unclosed quote to the end of the file: the sections
+  // after it became part of the name, and the pod planned was the default.
+  CHECK(error_of("version: 1\nname: \"lab\nhost:\n  gpus: 2\n") ==
+        "pod.yaml:2:7: a quoted value that does not end on its line: the lines after it were read into it (a "
+        "closing quote missing?)\n"
+        "name: \"lab\n"
+        "      ^\n");
+  CHECK(error_of("version: 1\nname: 'lab\nhost:\n  gpus: 2\n") ==
+        "pod.yaml:2:7: a quoted value that does not end on its line: the lines after it were read into it (a "
+        "closing quote missing?)\n"
+        "name: 'lab\n"
+        "      ^\n");
+  // A plain value continued on a line indented under it.
+  CHECK(error_of("version: 1\nname: lab\n  two\n") ==
+        "pod.yaml:2:7: a value that goes on over the next line: that line was read into it (a line indented too "
+        "far, or a ':' missing?)\n"
+        "name: lab\n"
+        "      ^\n");
+  // Quotes closed on their line, escaped quotes, comments and flow lists are
+  // no spill; a value on the line after its key is its own line.
+  CHECK(hpn::load_spec("version: 1\nname: \"l\\\"a'b\" # c\nlayout:\n  racks_per_row: 6\n", "pod.yaml").ok());
+  CHECK(hpn::load_spec("version: 1\nname: 'it''s'\n", "pod.yaml").ok());
+  CHECK(hpn::load_spec("version: 1\nname:\n  lab\n", "pod.yaml").ok());
+}

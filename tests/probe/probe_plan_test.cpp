@@ -11,22 +11,22 @@ using hpn::test::LabFixture;
 
 namespace {
 
-std::vector<probe::Observation> run(const LabFixture& lab, const std::vector<probe::ProbeTarget>& plan) {
+probe::ObservationSet run(const LabFixture& lab, const std::vector<probe::ProbeTarget>& plan) {
   validator::FabricModel model(*lab.fabric, lab.wiring);
-  std::vector<probe::Observation> out;
+  probe::ObservationSet out;
   uint64_t id = 0;
   for (const auto& t : plan) {
     int port = lab.fabric->port_by_name(t.src_host, t.src_port);
     for (int sport : t.source_ports) {
       auto obs = model.probe(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id);
-      out.insert(out.end(), obs.begin(), obs.end());
+      out.add_all(obs);
     }
   }
   return out;
 }
 
 // Rounds until the plan says coverage is complete (or its bound is hit).
-std::vector<probe::Observation> adaptive(const LabFixture& lab, const std::vector<int>& hosts, int* rounds) {
+probe::ObservationSet adaptive(const LabFixture& lab, const std::vector<int>& hosts, int* rounds) {
   auto plan = probe::initial_plan(lab.bp(), hosts);
   auto seen = run(lab, plan);
   *rounds = 1;
@@ -37,7 +37,7 @@ std::vector<probe::Observation> adaptive(const LabFixture& lab, const std::vecto
     // Only the new source ports are sent; the plan remembers them all.
     auto delta = probe::merge_round(plan, more);
     auto extra = run(lab, delta);
-    seen.insert(seen.end(), extra.begin(), extra.end());
+    seen.add_all(extra);
     REQUIRE(*rounds < 40);
   }
   return seen;

@@ -19,13 +19,13 @@ namespace {
 
 // What a round's senders record: each probe tried three times as the
 // agents try it, its entry written in, as `probe send --plan` writes it.
-std::vector<probe::Observation> send(validator::FabricModel& model, const LabFixture& lab, const probe::Round& round) {
-  std::vector<probe::Observation> out;
+probe::ObservationSet send(validator::FabricModel& model, const LabFixture& lab, const probe::Round& round) {
+  probe::ObservationSet out;
   static uint64_t id = 0;
   for (const auto& [entry, t] : round.targets) {
     const int port = lab.fabric->port_by_name(t.src_host, t.src_port);
     for (int sport : t.source_ports) {
-      std::vector<probe::Observation> obs;
+      std::vector<probe::ObservationRecord> obs;
       if (round.kind == probe::RoundKind::switches) {
         obs.push_back(model.agent_switch_probe(t.src_host, port, t.dst_host, t.dst_address, sport, ++id, 3));
       } else if (t.train > 0) {
@@ -34,7 +34,7 @@ std::vector<probe::Observation> send(validator::FabricModel& model, const LabFix
         obs = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, ++id, 3).sender;
       }
       for (auto& o : obs) o.entry = static_cast<std::int64_t>(entry);
-      out.insert(out.end(), obs.begin(), obs.end());
+      out.add_all(obs);
     }
   }
   return out;
@@ -68,7 +68,7 @@ TEST_CASE("probe/rounds: switch rounds first, a sender per port, then host round
   make_rounds_needed(lab);
   validator::FabricModel model(*lab.fabric, lab.wiring);
   probe::ProbeRounds rounds(lab.bp(), hosts_of(lab, "pod=0"), {});
-  std::vector<probe::Observation> seen;
+  probe::ObservationSet seen;
   std::vector<std::string> names;
   bool hosts_began = false, losses_began = false;
   while (auto r = rounds.next(lab.bp(), seen)) {
@@ -88,7 +88,7 @@ TEST_CASE("probe/rounds: switch rounds first, a sender per port, then host round
     for (const auto& s : r->senders) probes += s.probes;
     CHECK(probes == r->probes);
     const auto more = send(model, lab, *r);
-    seen.insert(seen.end(), more.begin(), more.end());
+    seen.add_all(more);
     REQUIRE(names.size() < 20);
   }
   REQUIRE(names.size() >= 3);
@@ -120,17 +120,17 @@ TEST_CASE("probe/rounds: a plan saved and resumed after every round sends what a
   validator::FabricModel straight_model(*lab.fabric, lab.wiring);
   straight_model.set_loss(0.03, 7);
   probe::ProbeRounds straight(lab.bp(), hosts, options);
-  std::vector<probe::Observation> straight_seen;
+  probe::ObservationSet straight_seen;
   std::vector<std::vector<std::string>> straight_rounds;
   while (auto r = straight.next(lab.bp(), straight_seen)) {
     straight_rounds.push_back(files_of(lab, *r));
     const auto more = send(straight_model, lab, *r);
-    straight_seen.insert(straight_seen.end(), more.begin(), more.end());
+    straight_seen.add_all(more);
   }
 
   validator::FabricModel model(*lab.fabric, lab.wiring);
   model.set_loss(0.03, 7);
-  std::vector<probe::Observation> seen;
+  probe::ObservationSet seen;
   std::vector<std::vector<std::string>> resumed_rounds;
   nlohmann::json state;
   std::string entries;
@@ -140,7 +140,7 @@ TEST_CASE("probe/rounds: a plan saved and resumed after every round sends what a
     REQUIRE(r);
     resumed_rounds.push_back(files_of(lab, *r));
     const auto more = send(model, lab, *r);
-    seen.insert(seen.end(), more.begin(), more.end());
+    seen.add_all(more);
     state = first.state_json();
     entries = first.entries_jsonl(lab.bp());
   }
@@ -153,7 +153,7 @@ TEST_CASE("probe/rounds: a plan saved and resumed after every round sends what a
     if (!r) break;
     resumed_rounds.push_back(files_of(lab, *r));
     const auto more = send(model, lab, *r);
-    seen.insert(seen.end(), more.begin(), more.end());
+    seen.add_all(more);
     REQUIRE(resumed_rounds.size() < 20);
   }
   CHECK(straight_rounds.size() > 3);
@@ -227,7 +227,7 @@ TEST_CASE("probe/plan dir: rounds as files to the end, the senders' files read b
         const int dst = lab.fabric->device_by_name(to.substr(0, to.find('=')));
         REQUIRE(dst >= 0);
         for (int sport : j["source_ports"]) {
-          std::vector<probe::Observation> obs;
+          std::vector<probe::ObservationRecord> obs;
           if (round["kind"] == "switch") {
             const std::string address = to.substr(to.find('=') + 1, to.find('@') - to.find('=') - 1);
             obs.push_back(model.agent_switch_probe(h, port, dst, address, sport, ++id, 3));

@@ -15,7 +15,7 @@ namespace hpn::test {
 // check on the findings fails.
 inline std::string findings_text(const validator::Report& r) {
   std::string s;
-  for (const auto& f : r.findings) s += f.kind + ": " + f.message + "\n";
+  for (const auto& f : r.findings) s += f.severity + " " + f.kind + ": " + f.message + "\n";
   return s;
 }
 
@@ -32,6 +32,15 @@ inline std::vector<const validator::Finding*> serious_findings(const validator::
   std::vector<const validator::Finding*> out;
   for (const auto& f : r.findings) {
     if (f.severity != "info") out.push_back(&f);
+  }
+  return out;
+}
+
+// The findings of one kind, in report order.
+inline std::vector<const validator::Finding*> findings_of_kind(const validator::Report& r, const std::string& kind) {
+  std::vector<const validator::Finding*> out;
+  for (const auto& f : r.findings) {
+    if (f.kind == kind) out.push_back(&f);
   }
   return out;
 }

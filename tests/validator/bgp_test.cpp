@@ -138,6 +138,26 @@ TEST_CASE("validator/bgp: bad dumps are refused at their spot", "[validator][bgp
   check("{\"etp5\": ", "r1.json:1:10: not JSON: syntax error while parsing value - unexpected end of input; expected '[', '{', or a literal");
 }
 
+TEST_CASE("validator/bgp: a dump deeper, longer or larger than any switch writes is refused before it is parsed",
+          "[validator][bgp][robust]") {
+  // Each of these once became a DOM of gigabytes (nested brackets: 40
+  // bytes of DOM for each byte of input).
+  auto error = [](const std::string& bytes) {
+    auto r = validator::parse_bgp_neighbors(bytes, "r1.json");
+    REQUIRE_FALSE(r.ok());
+    return r.error().message;
+  };
+  CHECK(error("{\"etp5\":\n " + std::string(1000, '[')) ==
+        "r1.json:2:33: JSON nested deeper than 32 levels; a BGP neighbour dump nests far less");
+  // Brackets inside a string are text, not nesting.
+  CHECK(error("{\"etp5\": \"" + std::string(100, '[') + "\"}") == "r1.json: /etp5: expected an object");
+  std::string flat = "[";
+  for (int i = 0; i < 1'000'001; ++i) flat += i ? ",0" : "0";
+  CHECK(error(flat + "]") == "r1.json:1:1999999: more than 1000000 JSON values; too many for a BGP neighbour dump");
+  CHECK(error(std::string((16 << 20) + 1, ' ')) ==
+        "r1.json: too large for a BGP neighbour dump (more than 16777216 bytes)");
+}
+
 TEST_CASE("validator/bgp: every session up to its planned peer verifies every switch cable", "[validator][bgp]") {
   LabFixture lab;
   const auto r = diff_bgp(lab, planned(lab));

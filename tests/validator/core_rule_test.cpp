@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "golden_messages.h"
+#include "support/findings.h"
 
 #include <set>
 
@@ -13,6 +14,7 @@
 #include "validator/witness.h"
 
 using namespace hpn;
+using hpn::test::findings_of_kind;
 
 namespace {
 
@@ -52,7 +54,7 @@ struct TwoPods {
   // A received probe from host-p0-s00-h000:nic1p1 to host-p1-s01-h002's NIC 1,
   // through the core on the sender's first path; `rule_index_shift` moves
   // the core's out-port that many ports along pod 1's group.
-  probe::Observation cross_pod(int rule_index_shift, int* left_cable = nullptr, int* rule_cable = nullptr) const {
+  probe::ObservationRecord cross_pod(int rule_index_shift, int* left_cable = nullptr, int* rule_cable = nullptr) const {
     const PortRef sender = port("host-p0-s00-h000", "nic1p1");
     const int dst = fabric.device_by_name("host-p1-s01-h002");
     const PortRef tor_in = fabric.far_end(sender);
@@ -83,7 +85,7 @@ struct TwoPods {
     }
     REQUIRE(agg2_down.valid());
     const PortRef tor2_in = fabric.far_end(agg2_down);
-    probe::Observation o;
+    probe::ObservationRecord o;
     o.run = "0123456789abcdef";
     o.probe = 1;
     o.direction = "forward";
@@ -102,14 +104,6 @@ struct TwoPods {
   }
 };
 
-std::vector<const validator::Finding*> of_kind(const validator::Report& r, const std::string& kind) {
-  std::vector<const validator::Finding*> out;
-  for (const auto& f : r.findings) {
-    if (f.kind == kind) out.push_back(&f);
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("validator/core rules: a trace that leaves the core by its rule's port is no finding", "[validator][core]") {
@@ -117,7 +111,7 @@ TEST_CASE("validator/core rules: a trace that leaves the core by its rule's port
   auto w = validator::collect_witnesses(pods.fabric, {pods.cross_pod(0)});
   REQUIRE(w.core_hops.size() == 1);
   auto r = validator::diff(pods.fabric, w);
-  CHECK(of_kind(r, "core-rule-violation").empty());
+  CHECK(findings_of_kind(r, "core-rule-violation").empty());
   for (const auto& f : r.findings) CHECK(f.severity == "info");  // one probe: too little to call anything else
 }
 
@@ -127,7 +121,7 @@ TEST_CASE("validator/core rules: a trace that leaves by another port is a core-r
   int left = -1, rule = -1;
   const auto o = pods.cross_pod(1, &left, &rule);
   auto r = validator::diff(pods.fabric, validator::collect_witnesses(pods.fabric, {o, o}));
-  const auto found = of_kind(r, "core-rule-violation");
+  const auto found = findings_of_kind(r, "core-rule-violation");
   REQUIRE(found.size() == 1);
   const auto& f = *found[0];
   CHECK(f.severity == "critical");
@@ -160,9 +154,11 @@ TEST_CASE("validator/core rules: with the rule's own cable at fault, the hash fa
   }
   w.lldp_devices.insert(pods.bp().cables[rule].a_device);
   w.lldp_devices.insert(pods.bp().cables[rule].z_device);
-  w.device_seen[pods.bp().cables[rule].a_device] = true;
-  w.device_seen[pods.bp().cables[rule].z_device] = true;
+  for (int device : {pods.bp().cables[rule].a_device, pods.bp().cables[rule].z_device}) {
+    w.device_seen[device] = true;
+    w.device_answered[device] = true;  // their agents hear their other neighbours
+  }
   auto r = validator::diff(pods.fabric, w);
-  CHECK(of_kind(r, "missing").size() == 1);
-  CHECK(of_kind(r, "core-rule-violation").empty());
+  CHECK(findings_of_kind(r, "missing").size() == 1);
+  CHECK(findings_of_kind(r, "core-rule-violation").empty());
 }

@@ -176,7 +176,7 @@ TEST_CASE("validator/diff: too few probes is unobserved, never missing") {
   auto all = lab.observe();
   // Keep only the probes of one host port: the rest of the fabric has too
   // little evidence to call anything missing.
-  std::vector<probe::Observation> few;
+  probe::ObservationSet few;
   for (const auto& o : all) {
     if (o.src_device == "host-p0-s00-h000" && o.src_port == "nic1p1" && few.size() < 2) few.push_back(o);
   }
@@ -248,7 +248,7 @@ TEST_CASE("validator/diff: an expired probe witnesses each cable up to the switc
       agg = lab.fabric->far_end(p);
     }
   }
-  probe::Observation o;
+  probe::ObservationRecord o;
   o.run = "r";
   o.direction = "expired";
   o.src_device = bp.devices[host].name;
@@ -321,4 +321,117 @@ TEST_CASE("validator/diff: two cables exchanged between two devices say where ea
                                  "belongs, and {} from host-p0-s01-h000:nic1p1 lands on {}, where {} belongs; swap "
                                  "them back",
                                  std::min(ca, cb), std::max(ca, cb), ca, lab.fabric->name(to_b), cb, cb, lab.fabric->name(to_a), ca));
+}
+
+TEST_CASE("validator/diff: an uplink no distinct five-tuple hashed onto is unobserved however often one five-tuple repeats") {
+  // Up from tor-p0-s00-r1a, one five-tuple only, sent forty times (as a
+  // loss round's trains repeat the five-tuples of probes already traced):
+  // it takes one uplink every time, which says nothing of the other three.
+  LabFixture lab;
+  const Blueprint& bp = lab.bp();
+  const int tor = lab.fabric->device_by_name("tor-p0-s00-r1a");
+  probe::ObservationSet obs;
+  for (const probe::Observation o : lab.observe()) {
+    const bool up_from_tor = o.hops.size() > 1 && lab.fabric->device_by_node_id(o.hops.front().node_id) == tor;
+    if (!up_from_tor) obs.add(o);
+  }
+  validator::FabricModel model(*lab.fabric, lab.wiring);
+  const int host = lab.fabric->device_by_name("host-p0-s00-h000"), dst = lab.fabric->device_by_name("host-p0-s01-h000");
+  for (int id = 1; id <= 40; ++id) {
+    obs.add_all(model.probe(host, lab.fabric->port_by_name(host, "nic1p1"), dst, 1, 50000, 100000 + id));
+  }
+  const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs));
+  INFO(findings_text(r));
+  int uplinks = 0, carried = 0;
+  for (size_t c = 0; c < bp.cables.size(); ++c) {
+    if (bp.cables[c].kind != CableKind::tor_agg || bp.cables[c].a_device != tor) continue;
+    ++uplinks;
+    INFO(bp.cables[c].id);
+    const auto& e = r.evidence[c].dir[0];
+    if (e.received > 0) {
+      ++carried;
+      CHECK(e.received == 40);
+      CHECK(e.flows == 1);
+      continue;
+    }
+    CHECK(r.evidence[c].dir[1].received > 0);  // seen down, never up
+    for (const auto& f : r.findings) {
+      if (std::find(f.cables.begin(), f.cables.end(), static_cast<int>(c)) == f.cables.end()) continue;
+      CHECK(f.kind == "unobserved");
+    }
+  }
+  CHECK(uplinks == 4);
+  CHECK(carried == 1);
+}
+
+TEST_CASE("validator/diff: a cable moved at its host end to a port the plan leaves free is one finding naming it") {
+  // A host port without its planned cable, and another host cable's host
+  // end plugged in there instead: the ToR end stayed. Whichever device
+  // the blueprint lists first, the finding is the moved cable's.
+  struct Case {
+    const char* from_host;
+    const char* to_host;
+    const char* kind;
+    const char* message;  // after "cable ID from tor-...:etp1a lands on "
+  };
+  for (const auto& c : {Case{"host-p0-s00-h000", "host-p0-s00-h000", "wrong-port",
+                             "host-p0-s00-h000 port nic1p2; move it to port nic1p1"},
+                        Case{"host-p0-s01-h000", "host-p0-s00-h003", "wrong-device",
+                             "host-p0-s00-h003:nic1p2 instead of host-p0-s01-h000:nic1p1; re-run it to "
+                             "host-p0-s01-h000:nic1p1"}}) {
+    INFO(c.from_host << " -> " << c.to_host);
+    LabFixture lab;
+    auto& cables = lab.plan.blueprint.cables;
+    const std::string moved_id = cables[lab.cable_from(c.from_host, "nic1p1")].id;
+    cables.erase(cables.begin() + lab.cable_from(c.to_host, "nic1p2"));
+    lab.fabric = std::make_unique<FabricIndex>(lab.plan.blueprint);
+    lab.wiring = validator::planned_wiring(*lab.fabric);
+    const int moved = lab.cable(moved_id);
+    const std::string tor = lab.fabric->name(lab.wiring[moved].z);
+    lab.wiring[moved].a = lab.port(c.to_host, "nic1p2");
+    const auto r = lab.verify();
+    INFO(findings_text(r));
+    std::vector<const validator::Finding*> serious;
+    for (const auto& f : r.findings) {
+      if (f.severity != "info") serious.push_back(&f);
+    }
+    REQUIRE(serious.size() == 1);
+    CHECK(serious[0]->kind == c.kind);
+    CHECK(serious[0]->cables == std::vector<int>{moved});
+    CHECK(serious[0]->expected == std::string(c.from_host) + ":nic1p1 -- " + tor);
+    CHECK(serious[0]->observed == std::string(c.to_host) + ":nic1p2 -- " + tor);
+    CHECK(serious[0]->message == "cable " + moved_id + " from " + tor + " lands on " + c.message);
+  }
+}
+
+TEST_CASE("validator/diff: host ends exchanged between two hosts, and between two NICs of one host, are one finding each") {
+  SECTION("two hosts under ToRs of one rail and plane") {
+    LabFixture lab;
+    const int a = lab.cable_from("host-p0-s00-h000", "nic1p1"), b = lab.cable_from("host-p0-s01-h003", "nic1p1");
+    std::swap(lab.wiring[a].a, lab.wiring[b].a);
+    const auto r = lab.verify();
+    INFO(findings_text(r));
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].kind == "swapped");
+    CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+  }
+  SECTION("two NICs of one host") {
+    LabFixture lab;
+    const int a = lab.cable_from("host-p0-s01-h002", "nic1p2"), b = lab.cable_from("host-p0-s01-h002", "nic2p2");
+    std::swap(lab.wiring[a].a, lab.wiring[b].a);
+    const auto r = lab.verify();
+    INFO(findings_text(r));
+    REQUIRE(r.findings.size() == 1);
+    CHECK(r.findings[0].kind == "rail-violation");
+    CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
+  }
+  SECTION("both ports of a NIC dark") {
+    LabFixture lab;
+    const int a = lab.cable_from("host-p0-s00-h005", "nic2p1"), b = lab.cable_from("host-p0-s00-h005", "nic2p2");
+    lab.wiring[a].fault = lab.wiring[b].fault = "down";
+    const auto r = lab.verify();
+    INFO(findings_text(r));
+    REQUIRE(r.findings.size() == 2);
+    for (const auto& f : r.findings) CHECK(f.kind == "missing");
+  }
 }

@@ -1,7 +1,9 @@
 // Diagnosis of random fault mixes on the forwarding model of the lab
 // pods (validator/fault_mix.h): miswires of every kind (swaps, wrong port
 // or device, exchanges across rails and planes, a host cable on the same
-// rail's ToR of another segment) beside dark and one-way broken cables,
+// rail's ToR of another segment; host ends exchanged between two hosts
+// and between two NICs of a host, an uplink's ToR end on another port)
+// beside dark and one-way broken cables and dark NICs,
 // probed as verify --lab probes and diffed by the real diff. Every fault
 // must be its own finding, with its kind and cables, and nothing else:
 // in particular no direction a miswire pulled traffic off is called broken.
@@ -72,26 +74,29 @@ std::string misses(const validator::DiagnosisScore& s) {
 }  // namespace
 
 TEST_CASE("validator/fault mix: miswires of every kind on the lab pods are each named, and nothing else") {
+  std::map<std::string, int> drawn;  // over both pods
   for (const char* spec : {"examples/lab-pod.yaml", "examples/lab-2pod.yaml"}) {
     Pod pod(spec);
-    std::map<std::string, int> drawn;
-    for (uint64_t seed = 1; seed <= 12; ++seed) {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
       std::vector<validator::InjectedFault> mix;
       const auto score = diagnose(pod, seed, 7, false, 0, &mix);
       for (const auto& f : mix) ++drawn[f.fault.substr(0, f.fault.find(':'))];
       INFO(spec << " seed " << seed << ": " << describe(pod, mix));
-      CHECK(score.faults >= 4);
+      // Seven asked for; exchanges take two ToRs of the eight, a dark NIC two faults.
+      CHECK(score.faults >= 3);
       CHECK(misses(score) == "");
     }
-    // The mixes drew every kind the lab pods have room for (every ToR has
-    // a cable to each aggregation switch of its plane: a wrong device is
-    // a host cable on another segment's ToR).
-    INFO(spec);
-    for (const char* kind : {"down", "drop-a-z", "drop-z-a", "swap", "rail-exchange", "plane-exchange", "other-segment",
-                             "wrong-port"}) {
-      INFO(kind);
-      CHECK(drawn[kind] > 0);
-    }
+  }
+  // The mixes drew every kind the lab pods have room for (every ToR has
+  // a cable to each aggregation switch of its plane: a wrong device is
+  // a host cable on another segment's ToR).
+  std::string counts;
+  for (const auto& [kind, n] : drawn) counts += kind + " " + std::to_string(n) + "; ";
+  INFO(counts);
+  for (const char* kind : {"down", "drop-a-z", "drop-z-a", "swap", "rail-exchange", "plane-exchange", "other-segment",
+                           "wrong-port", "host-exchange", "nic-exchange", "nic-down", "uplink-a-end"}) {
+    INFO(kind);
+    CHECK(drawn[kind] > 0);
   }
 }
 

@@ -58,9 +58,9 @@ struct LabFixture {
 
   // Every back-end port of every host probes every host of the other
   // segment on both rails, from two source ports each.
-  std::vector<probe::Observation> observe() const {
+  probe::ObservationSet observe() const {
     validator::FabricModel model(*fabric, wiring);
-    std::vector<probe::Observation> out;
+    probe::ObservationSet out;
     uint64_t id = 0;
     const auto& devices = bp().devices;
     for (size_t h = 0; h < devices.size(); ++h) {
@@ -77,7 +77,7 @@ struct LabFixture {
               ++id;
               auto obs = model.probe(static_cast<int>(h), static_cast<int>(p), static_cast<int>(d), nic,
                                      source_port, id);
-              out.insert(out.end(), obs.begin(), obs.end());
+              out.add_all(obs);
             }
           }
         }

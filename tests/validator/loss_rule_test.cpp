@@ -34,7 +34,7 @@ struct LossyProbing {
 };
 
 // The observations verify --lab would gather on `lab`'s wiring.
-std::vector<probe::Observation> probe_model(const LabFixture& lab, const LossyProbing& how) {
+probe::ObservationSet probe_model(const LabFixture& lab, const LossyProbing& how) {
   const Blueprint& bp = lab.bp();
   validator::FabricModel model(*lab.fabric, lab.wiring);
   model.set_loss(how.loss, how.seed);
@@ -43,7 +43,7 @@ std::vector<probe::Observation> probe_model(const LabFixture& lab, const LossyPr
     if (bp.devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
   }
   std::vector<probe::ProbeTarget> plan = probe::initial_plan(bp, hosts, how.plan);
-  std::vector<probe::Observation> seen, heard;
+  probe::ObservationSet seen, heard;
   uint64_t id = 0;
   std::vector<probe::ProbeTarget> round = plan;
   for (int r = 1; r <= 8 && !round.empty(); ++r) {
@@ -53,14 +53,14 @@ std::vector<probe::Observation> probe_model(const LabFixture& lab, const LossyPr
         ++id;
         // As the agents try it and both ends record it.
         validator::AgentProbe p = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, id, how.attempts);
-        seen.insert(seen.end(), p.sender.begin(), p.sender.end());
-        heard.insert(heard.end(), p.receiver.begin(), p.receiver.end());
+        seen.add_all(p.sender);
+        heard.add_all(p.receiver);
       }
     }
     if (!how.adaptive) break;
     round = probe::merge_round(plan, probe::next_round(bp, plan, seen, how.plan));
   }
-  if (how.listeners) seen.insert(seen.end(), heard.begin(), heard.end());
+  if (how.listeners) seen.add_all(heard);
   return seen;
 }
 
@@ -69,7 +69,7 @@ struct Verdicts {
   std::vector<std::string> cables;  // of the missing and unidirectional findings
 };
 
-Verdicts judge(const LabFixture& lab, const std::vector<probe::Observation>& obs,
+Verdicts judge(const LabFixture& lab, const probe::ObservationSet& obs,
                const validator::DiffOptions& options) {
   auto report = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs), options);
   Verdicts v;

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "lab_fixture.h"
+#include "support/observations.h"
 #include "support/findings.h"
 #include "probe/loss_tomography.h"
 #include "probe/loss_trains.h"
@@ -22,18 +23,12 @@
 
 using namespace hpn;
 using hpn::test::LabFixture;
+using hpn::test::records_of;
+using hpn::test::set_of;
 using hpn::test::findings_text;
 using hpn::test::serious_findings;
 
 namespace {
-
-std::vector<int> all_hosts(const Blueprint& bp) {
-  std::vector<int> hosts;
-  for (size_t d = 0; d < bp.devices.size(); ++d) {
-    if (bp.devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
-  }
-  return hosts;
-}
 
 struct Probing {
   double background = 0;
@@ -51,7 +46,7 @@ validator::Report probe_and_diff(const LabFixture& lab, const Probing& how, int6
   probe::PlanOptions plan;
   plan.silence.attempts = how.attempts;
   plan.loss_budget = how.loss_budget;
-  auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, how.attempts);
+  auto run = validator::simulate_verify(model, lab.hosts(), plan, how.attempts);
   if (probes) *probes = run.probes;
   validator::DiffOptions options;
   options.silence.attempts = how.attempts;
@@ -114,8 +109,8 @@ TEST_CASE("validator/lossy: a burst lost from one train is no lossy cable, at an
     model.set_loss(background, seed);
     probe::PlanOptions plan;
     plan.silence.attempts = 3;
-    auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
-    std::vector<probe::Observation>& seen = run.observations;
+    auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
+    std::vector<probe::ObservationRecord> seen = records_of(run.observations);
     std::vector<size_t> counted;
     for (size_t i = 0; i < seen.size(); ++i) {
       const auto& o = seen[i];
@@ -132,7 +127,7 @@ TEST_CASE("validator/lossy: a burst lost from one train is no lossy cable, at an
     hit.arrived -= burst;
     validator::DiffOptions options;
     options.silence.attempts = 3;
-    const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen), options);
+    const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, set_of(seen)), options);
     INFO("seed " << seed << ", background " << background << ", " << burst << " lost from the train of "
                  << hit.src_device << " to " << hit.dst_device << "\n" << findings_text(r));
     CHECK(lossy(lab, r) == std::vector<std::string>{want});
@@ -234,7 +229,7 @@ TEST_CASE("validator/lossy: the thresholds set the severity, and a rate below th
   validator::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  const auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
+  const auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
   const auto witnesses = validator::collect_witnesses(*lab.fabric, run.observations);
   validator::DiffOptions options;
   options.silence.attempts = 3;
@@ -274,7 +269,7 @@ TEST_CASE("validator/lossy: the JSON report carries the loss, and the observatio
                           (dir.path() / "report.json").string() + "'";
   CHECK(std::system(cmd.c_str()) == 0);
 
-  probe::Observation o;
+  probe::ObservationRecord o;
   o.run = "r";
   o.direction = "forward";
   o.src_device = "h";
@@ -321,8 +316,8 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   validator::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
-  std::vector<probe::Observation> seen = std::move(run.observations);
+  auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
+  std::vector<probe::ObservationRecord> seen = records_of(run.observations);
   // The trains across it, as a sender that heard no report records them.
   std::set<std::pair<std::string, int>> blank;  // (sender's address, source port)
   for (auto& o : seen) {
@@ -337,23 +332,24 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   }
   REQUIRE_FALSE(blank.empty());
   // The receivers' records of those trains, and the replies, are gone too.
-  std::erase_if(seen, [&](const probe::Observation& o) {
+  std::erase_if(seen, [&](const probe::ObservationRecord& o) {
     return o.train > 0 && (o.src_device.empty() || o.direction != "forward") &&
            blank.count({o.src_address, o.src_udp_port}) > 0;
   });
   validator::DiffOptions options;
   options.silence.attempts = 3;
-  const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen), options);
+  const probe::ObservationSet kept = set_of(seen);
+  const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, kept), options);
   INFO(findings_text(r));
   CHECK(lossy(lab, r).empty());
   CHECK(r.summary.loss_undecided >= 1);
-  const auto estimate = probe::estimate_loss(probe::collect_loss_evidence(*lab.fabric, seen), lab.bp().cables.size());
+  const auto estimate = probe::estimate_loss(probe::collect_loss_evidence(*lab.fabric, kept), lab.bp().cables.size());
   CHECK(std::any_of(estimate.undecided.begin(), estimate.undecided.end(), [&](const probe::DirectionLoss& d) {
     return d.cable * 2 + d.direction == down && d.attempts == 0 && d.bound == 1;
   }));
   // The next loss round sends trains over flows traced across it (their
   // paths from the model without the loss, so that none is lost here).
-  const auto next = probe::next_loss_round(lab.bp(), all_hosts(lab.bp()), seen, plan);
+  const auto next = probe::next_loss_round(lab.bp(), lab.hosts(), kept, plan);
   lab.wiring[uplink].fault.clear();
   validator::FabricModel clean(*lab.fabric, lab.wiring);
   int across = 0;
@@ -378,9 +374,9 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   validator::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  auto run = validator::simulate_verify(model, all_hosts(lab.bp()), plan, 3);
-  std::vector<probe::Observation> seen = std::move(run.observations);
-  const probe::Observation* ring = nullptr;
+  auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
+  std::vector<probe::ObservationRecord> seen = records_of(run.observations);
+  const probe::ObservationRecord* ring = nullptr;
   for (const auto& o : seen) {
     if (o.train > 0 && !o.src_device.empty() && o.direction == "forward" && o.received &&
         probe::traced_cables(*lab.fabric, o).size() == 2) {
@@ -392,7 +388,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   const std::vector<probe::DirectedCable> path = probe::traced_cables(*lab.fabric, *ring);
   const std::string src = ring->src_device, port = ring->src_port, address = ring->src_address, to = ring->dst_address;
   const int sport = ring->src_udp_port;
-  const auto same_flow = [&](const probe::Observation& o) {
+  const auto same_flow = [&](const probe::ObservationRecord& o) {
     return o.src_address == address && o.src_udp_port == sport && o.dst_address == to;
   };
   int blanked = 0;
@@ -405,10 +401,10 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
     ++blanked;
   }
   REQUIRE(blanked >= 1);
-  std::erase_if(seen, [&](const probe::Observation& o) {
+  std::erase_if(seen, [&](const probe::ObservationRecord& o) {
     return (o.src_device.empty() || o.direction != "forward") && same_flow(o);
   });
-  const probe::LossEvidence e = probe::collect_loss_evidence(*lab.fabric, seen);
+  const probe::LossEvidence e = probe::collect_loss_evidence(*lab.fabric, set_of(seen));
   for (const probe::DirectedCable d : path) {
     INFO(lab.bp().cables[d / 2].id << (d % 2 ? " z-a" : " a-z"));
     CHECK(std::binary_search(e.uncounted.begin(), e.uncounted.end(), d));

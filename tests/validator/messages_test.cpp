@@ -123,10 +123,10 @@ TEST_CASE("validator/messages: every kind of finding reads as the golden file ha
     LabFixture lab;
     validator::FabricModel model(*lab.fabric, lab.wiring);
     const int host = lab.fabric->device_by_name("host-p0-s00-h000"), dst = lab.fabric->device_by_name("host-p0-s01-h000");
-    std::vector<probe::Observation> obs;
+    probe::ObservationSet obs;
     for (int id = 1; id <= 2; ++id) {
       const auto o = model.probe(host, lab.fabric->port_by_name(host, "nic1p1"), dst, 1, 49152 + id, id);
-      obs.insert(obs.end(), o.begin(), o.end());
+      obs.add_all(o);
     }
     const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs));
     auto it = std::find_if(r.findings.begin(), r.findings.end(), [](const auto& f) {

@@ -12,7 +12,7 @@
 using namespace hpn;
 
 TEST_CASE("validator/observations: JSON lines round trip") {
-  probe::Observation o;
+  probe::ObservationRecord o;
   o.run = "r1";
   o.probe = 7;
   o.direction = "forward";
@@ -55,6 +55,80 @@ TEST_CASE("validator/observations: bad lines are located errors") {
   CHECK(error(R"({"run":"r","probe":1,"direction":"forward","src":{"device":"h","port":"p","address":"a","udp_port":70000}})") ==
         "obs.jsonl:1: 'udp_port' must be an integer from 0 to 65535");
   CHECK(error(std::string("\xff\xfe\x00garbage", 10)) == "obs.jsonl: binary content, not an observation file");
+}
+
+TEST_CASE("validator/observations: a set gives back every record as added, each string held once", "[robust]") {
+  probe::ObservationRecord a;
+  a.run = "r1";
+  a.probe = 7;
+  a.direction = "expired";
+  a.src_device = "host-p0-s00-h000";
+  a.src_port = "nic1p1";
+  a.src_address = "fd48:504e::10";
+  a.src_udp_port = 65535;
+  a.dst_device = "tor-p0-s00-r1a";
+  a.dst_address = "fd48:5050::d";
+  a.dst_udp_port = 17768;
+  a.received = true;
+  a.hops = {{0xFFFFFF, 0xFFFF, -1, 255}};
+  a.sent_ns = INT64_MAX;
+  a.received_ns = 1;
+  a.hop_limit = 255;
+  a.reporter = "fd48:5050::d";
+  a.icmp_type = 3;
+  a.entry = INT64_MAX;
+  a.attempt = 256;
+  probe::ObservationRecord b = a;
+  b.direction = "forward";
+  b.probe = 8;
+  b.hops.clear();
+  b.train = 100;
+  b.arrived = -1;
+  probe::ObservationSet set;
+  set.add(a);
+  set.add(b);
+  REQUIRE(set.size() == 2);
+  // Every field, through the JSON line each writes.
+  CHECK(probe::to_json_line(set[0]) == probe::to_json_line(a));
+  CHECK(probe::to_json_line(set[1]) == probe::to_json_line(b));
+  CHECK(set[1].position == 1);
+  CHECK(set[1].hops.empty());
+  // One copy of a string however many records name it.
+  CHECK(set[0].src_device.data() == set[1].src_device.data());
+  CHECK(set[0].dst_address.data() == set[0].reporter.data());
+  // A record of three hops and short names takes about 140 bytes.
+  probe::ObservationSet many;
+  probe::ObservationRecord r = b;
+  r.hops = {{1, 2, 3, 63}, {4, 5, 6, 62}, {7, 8, 9, 61}};
+  for (int i = 0; i < 100'000; ++i) {
+    r.probe = static_cast<std::uint64_t>(i);
+    r.src_udp_port = 49152 + i % 16384;
+    many.add(r);
+  }
+  CHECK(many.memory_bytes() / many.size() <= 88 + 3 * 16 + 8);
+}
+
+TEST_CASE("validator/observations: a record with more hops than allowed is skipped and counted, not held",
+          "[robust]") {
+  auto line = [](int hops) {
+    std::string list;
+    for (int i = 0; i < hops; ++i) list += i ? ",{}" : "{}";
+    return R"({"run":"r","probe":1,"direction":"forward","src":{"device":"h","port":"p","address":"a","udp_port":1},)"
+           R"("dst":{"device":"d","address":"b","udp_port":2},"received":false,"hops":[)" + list + "]}\n";
+  };
+  std::istringstream in(line(5) + line(6) + line(21000) + line(0));
+  probe::ObservationSet set;
+  REQUIRE(probe::read_observations_into(in, "obs.jsonl", set, {100, 5}).ok());
+  CHECK(set.size() == 2);
+  CHECK(set[0].hops.size() == 5);
+  CHECK(set.skipped_long_paths() == 2);
+  CHECK(set.first_skipped_long_path() == "obs.jsonl:2");
+  // Without a plan, a path is at most the IPv6 hop limit's 255 hops.
+  std::istringstream again(line(256) + line(255));
+  auto read = probe::read_observations(again, "obs.jsonl");
+  REQUIRE(read.ok());
+  CHECK(read->size() == 1);
+  CHECK(read->skipped_long_paths() == 1);
 }
 
 TEST_CASE("validator/verify: the command's exit codes and JSON report") {

@@ -18,21 +18,13 @@ using hpn::test::LabFixture;
 
 namespace {
 
-std::vector<int> hosts_of(const Blueprint& bp) {
-  std::vector<int> hosts;
-  for (size_t d = 0; d < bp.devices.size(); ++d) {
-    if (bp.devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
-  }
-  return hosts;
-}
-
 // The switch probes of the plan, round after round as verify --lab sends
 // them (probe::next_switch_round), through the model of `lab.wiring`.
-std::vector<probe::Observation> switch_probe_model(const LabFixture& lab, int* rounds = nullptr) {
+probe::ObservationSet switch_probe_model(const LabFixture& lab, int* rounds = nullptr) {
   validator::FabricModel model(*lab.fabric, lab.wiring);
-  std::vector<probe::Observation> out;
+  probe::ObservationSet out;
   uint64_t id = 1u << 20;
-  auto plan = probe::switch_probes(lab.bp(), hosts_of(lab.bp()));
+  auto plan = probe::switch_probes(lab.bp(), lab.hosts());
   auto round = plan;
   int r = 0;
   for (; r < 8 && !round.empty(); ++r) {
@@ -93,7 +85,7 @@ TEST_CASE("validator/switch probes: two aggregation uplinks exchanged between co
   std::swap(lab.wiring[first].z, lab.wiring[second].z);
   auto obs = lab.observe();
   const auto up = switch_probe_model(lab);
-  obs.insert(obs.end(), up.begin(), up.end());
+  obs.add_all(up);
   const auto report = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs));
   std::set<int> named;
   for (const auto& f : report.findings) {

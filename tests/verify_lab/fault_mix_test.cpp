@@ -1,7 +1,9 @@
 // Hidden fault mixes on the two lab pods: faults on aggregation-core cables
 // (dark, broken one way, exchanged between two cores of one plane and
-// across the planes) beside faults on the lower tiers, drawn at random by
-// seed on cables that share no device. verify --lab must name every one,
+// across the planes) beside faults on the lower tiers, and at the hosts'
+// side (host ends exchanged between two hosts and between two NICs of a
+// host, a NIC dark), drawn at random by seed on cables that share no
+// device. verify --lab must name every one,
 // with its kind and cables, and nothing else.
 #include <random>
 
@@ -69,6 +71,57 @@ struct Mix {
     // Across the planes the exchange breaks HPN's layout: one plane-violation.
     expected.insert((across_planes ? "plane-violation " : "swapped ") + sorted_pair(a["cable_id"], b["cable_id"]));
   }
+  // "nic2p1" -> '2' (the NIC), '1' (its port: the plane).
+  static char nic_of(const Row& r) { return r.at("a_port")[3]; }
+  static char port_of(const Row& r) { return r.at("a_port").back(); }
+  // Two host cables that `fit` together, none of whose devices is used
+  // yet, picked at random among all such pairs; their devices then are.
+  std::pair<Row*, Row*> pick_pair(const std::function<bool(const Row&, const Row&)>& fit) {
+    auto free = [&](Row& r) {
+      return r["kind"] == "host-tor" && r["fault"] == "" && !r.count("moved") && !used.count(r["a_device"]) &&
+             !used.count(r["z_device"]);
+    };
+    std::vector<std::pair<Row*, Row*>> pairs;
+    auto& rows = lab.sheet().rows;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      if (!free(rows[i])) continue;
+      for (size_t j = i + 1; j < rows.size(); ++j) {
+        if (free(rows[j]) && fit(rows[i], rows[j])) pairs.push_back({&rows[i], &rows[j]});
+      }
+    }
+    REQUIRE_FALSE(pairs.empty());
+    auto picked = pairs[std::uniform_int_distribution<size_t>(0, pairs.size() - 1)(random)];
+    for (Row* r : {picked.first, picked.second}) {
+      used.insert((*r)["a_device"]);
+      used.insert((*r)["z_device"]);
+    }
+    return picked;
+  }
+  // Two cables' host ends exchanged: of two hosts on ToRs of one rail and
+  // plane (one swap naming both), or of one host's two NICs, same port
+  // (one rail violation naming both).
+  void exchange_host_ends(bool one_host) {
+    auto [a, b] = pick_pair([&](const Row& x, const Row& y) {
+      if (one_host) return x.at("a_device") == y.at("a_device") && nic_of(x) != nic_of(y) && port_of(x) == port_of(y);
+      // tor-p0-s00-r1a and tor-p1-s01-r1a: the same rail and plane.
+      const std::string& tx = x.at("z_device");
+      const std::string& ty = y.at("z_device");
+      return x.at("a_device") != y.at("a_device") && tx != ty && tx.substr(tx.size() - 3) == ty.substr(ty.size() - 3);
+    });
+    std::swap((*a)["a_device"], (*b)["a_device"]);
+    std::swap((*a)["a_port"], (*b)["a_port"]);
+    (*a)["moved"] = (*b)["moved"] = "1";
+    expected.insert((one_host ? "rail-violation " : "swapped ") + sorted_pair((*a)["cable_id"], (*b)["cable_id"]));
+  }
+  // Both ports of one NIC dark: each cable missing.
+  void dark_nic() {
+    auto [a, b] = pick_pair([&](const Row& x, const Row& y) {
+      return x.at("a_device") == y.at("a_device") && nic_of(x) == nic_of(y);
+    });
+    (*a)["fault"] = (*b)["fault"] = "down";
+    expected.insert("missing " + (*a)["cable_id"]);
+    expected.insert("missing " + (*b)["cable_id"]);
+  }
 };
 
 }  // namespace
@@ -85,6 +138,9 @@ TEST_CASE("verify/lab fault mixes: two pods, faults on every tier, each named ex
     mix.dark("tor-agg");
     mix.one_way("host-tor");
     mix.exchange("host-tor", false);  // two hosts' cables on one ToR
+    mix.exchange_host_ends(false);    // at the hosts: two hosts' ends
+    mix.exchange_host_ends(true);     // at a host: two NICs' ends
+    mix.dark_nic();
     INFO("seed " << seed);
     auto report = lab.run(1);
     INFO(report.dump(2));

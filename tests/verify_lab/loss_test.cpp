@@ -1,8 +1,9 @@
 // Verdicts under loss in the real lab: `--loss N` drops N% of every cable's
 // packets both ways (nftables `numgen random`, checked against the kernel's
 // own counters), a correctly wired fabric under 1, 5 and 10% loss gives no
-// missing and no unidirectional finding, and one direction really broken
-// under 5 and 10% loss gives exactly its unidirectional finding.
+// missing and no unidirectional finding and every cable is verified both
+// ways, and one direction really broken under 5 and 10% loss gives
+// exactly its unidirectional finding.
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 #include <unistd.h>
@@ -192,6 +193,11 @@ TEST_CASE("verify/lab loss: a correctly wired lab under 1, 5 and 10% loss has no
       CHECK(report["findings"].size() == static_cast<size_t>(count_kind(report, "unobserved")));
       // Every cable: the aggregation-core ones by the BGP sessions over them.
       CHECK(report["summary"]["cables_in_scope"] == 112);
+      // And verified both ways: the rounds probe a silent direction again
+      // until it is heard, so loss leaves none unobserved (a run where
+      // every cable came back unobserved would pass the checks above).
+      CHECK(report["summary"]["cables_verified"] == 112);
+      CHECK(report["summary"]["clean"] == true);
       if (loss >= 5) CHECK(report["summary"]["lost"].get<int>() > 0);  // the loss is real
     }
   }
