@@ -42,7 +42,8 @@ TEST_CASE("dataplane/cli: a bad wiring file is refused with every bad line, exit
   CHECK(r.exit_code == 2);
   CHECK(r.err ==
         "hpnctl: wiring.csv:3: unknown device 'x'\n"
-        "wiring.csv:4: fault 'loss-a-z:0': expected down, drop-a-z, drop-z-a, loss-a-z:N or loss-z-a:N (N in 1..100)\n");
+        "wiring.csv:4: fault 'loss-a-z:0': expected down, drop-a-z, drop-z-a, loss-a-z:N, loss-z-a:N (N in 1..100), "
+        "ioam-off-a, ioam-off-z, icmp-off-a or icmp-off-z\n");
   CHECK(r.out.empty());
 }
 
