@@ -38,6 +38,17 @@ bool need_root(const char* command) {
   return false;
 }
 
+// The lab record this command works on ($HPNCTL_LAB_STATE, hpnctl-lab(1));
+// nullopt, the error printed, when the variable is malformed.
+std::optional<std::string> state_path() {
+  auto path = lab::lab_state_path();
+  if (!path) {
+    fail(kInputError, path.error().message);
+    return std::nullopt;
+  }
+  return path.value();
+}
+
 struct UpOptions {
   std::string blueprint = "hpn-plan";
   std::optional<std::string> wiring;
@@ -67,6 +78,9 @@ int run_up(const UpOptions& o, const Verbosity& v) {
   request.wiring.loss_percent = o.loss;
   request.host_bonds = o.host_bonds;
   request.ssh = o.ssh;
+  const auto record = state_path();
+  if (!record) return kInputError;
+  request.state_path = *record;
   if (auto size = lab::check_lab_size(*bp, request.wiring); !size) return fail(kInputError, size.error().message);
   if (!need_root("up")) return kEnvironmentError;
   lab::NetlinkOps ops;
@@ -93,9 +107,11 @@ int run_up(const UpOptions& o, const Verbosity& v) {
 }
 
 int run_down() {
+  const auto record = state_path();
+  if (!record) return kInputError;
   if (!need_root("down")) return kEnvironmentError;
   lab::NetlinkOps ops;
-  auto report = lab::lab_down(lab::kDefaultLabState, ops);
+  auto report = lab::lab_down(*record, ops);
   if (!report) return fail(kEnvironmentError, "lab down: " + report.error().message);
   if (!report->had_lab) {
     std::cerr << "hpnctl: no lab is up\n";
@@ -108,12 +124,14 @@ int run_down() {
 int run_status(const std::string& format) {
   // table, as devices and cable say it; "text", the older name, stays an alias.
   if (format != "table" && format != "text" && format != "json") return fail(kInputError, "--format must be table or json");
+  const auto record = state_path();
+  if (!record) return kInputError;
   if (!need_root("status")) return kEnvironmentError;
   lab::NetlinkOps ops;
-  auto status = lab::lab_status(lab::kDefaultLabState, ops);
+  auto status = lab::lab_status(*record, ops);
   if (!status) return fail(kEnvironmentError, "lab status: " + status.error().message);
   if (!status->has_value()) {
-    return fail(kEnvironmentError, fmt::format("no lab is up (no record at {})", lab::kDefaultLabState));
+    return fail(kEnvironmentError, fmt::format("no lab is up (no record at {})", *record));
   }
   if (format == "json") {
     std::cout << lab::status_json(**status).dump(2) << '\n';
@@ -125,10 +143,12 @@ int run_status(const std::string& format) {
 
 // `lab inventory`: the running lab as Ansible's inventory (lab_fleet.h).
 int run_inventory(const std::string& output) {
-  auto loaded = lab::LabStateFile(lab::kDefaultLabState).load();
+  const auto record = state_path();
+  if (!record) return kInputError;
+  auto loaded = lab::LabStateFile(*record).load();
   if (!loaded) return fail(kEnvironmentError, "lab inventory: " + loaded.error().message);
   if (!loaded->has_value()) {
-    return fail(kEnvironmentError, fmt::format("no lab is up (no record at {})", lab::kDefaultLabState));
+    return fail(kEnvironmentError, fmt::format("no lab is up (no record at {})", *record));
   }
   const lab::LabState& state = **loaded;
   if (state.phase != "up") {
@@ -165,9 +185,11 @@ int run_ping(const PingOptions& o) {
   if (o.format != "table" && o.format != "text" && o.format != "json") {
     return fail(kInputError, "--format must be table or json");
   }
+  const auto record = state_path();
+  if (!record) return kInputError;
   if (!need_root("ping")) return kEnvironmentError;
   lab::NetlinkOps ops;
-  auto status = lab::lab_status(lab::kDefaultLabState, ops);
+  auto status = lab::lab_status(*record, ops);
   if (!status) return fail(kEnvironmentError, "lab ping: " + status.error().message);
   if (!status->has_value()) return fail(kEnvironmentError, "no lab is up; run 'hpnctl lab up' first");
   const lab::LabState& state = (**status).state;

@@ -43,6 +43,9 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   request.wiring.loss_percent = loss_percent;
   // Input errors come back located (the wiring file's) or prefixed, as printed.
   if (auto size = lab::check_lab_size(bp, request.wiring); !size) return Error{"hpnctl: " + size.error().message};
+  auto record = lab::lab_state_path();
+  if (!record) return Error{"hpnctl: " + record.error().message};
+  request.state_path = record.value();
   failure_code = kEnvironmentError;
   if (geteuid() != 0) return Error{"verify --lab needs root (it builds a lab of network namespaces)"};
 
@@ -58,19 +61,20 @@ Result<LabEvidence> observe_lab(const Blueprint& bp, const std::string& blueprin
   // fails is an error of its own (exit 3), after the report.
   struct Down {
     lab::NetlinkOps& ops;
+    std::string record;
     std::string* error;
     bool done = false;
     void now() {
       if (done) return;
       done = true;
-      if (auto down = lab::lab_down(lab::kDefaultLabState, ops); !down && error) *error = down.error().message;
+      if (auto down = lab::lab_down(record, ops); !down && error) *error = down.error().message;
     }
     ~Down() { now(); }
   };
   std::string teardown_error;
-  Down down{ops, &teardown_error};
+  Down down{ops, request.state_path, &teardown_error};
 
-  auto status = lab::lab_status(lab::kDefaultLabState, ops);
+  auto status = lab::lab_status(request.state_path, ops);
   if (!status || !status->has_value()) return Error{"lab status: the lab record is gone"};
   char self[PATH_MAX] = {};
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

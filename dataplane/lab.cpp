@@ -331,15 +331,36 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
   if (!existing) return existing.error();
   if (existing->has_value()) return Error{refusal(**existing, file.path())};
 
+  // The id is claimed (its FRR directory made) before anything is named
+  // after it: another lab, recorded elsewhere, may be drawing one now.
   std::string id = req.id;
-  if (id.empty()) {
-    auto fresh = fresh_id(ops);
-    if (!fresh) return fresh.error();
-    id = fresh.value();
+  for (int attempt = 0;; ++attempt) {
+    if (req.id.empty()) {
+      auto fresh = fresh_id(ops);
+      if (!fresh) return fresh.error();
+      id = fresh.value();
+    }
+    auto claimed = ops.claim_directory(req.routing_root + "/frr-" + id);
+    if (!claimed) return claimed.error();
+    if (claimed.value()) break;
+    if (!req.id.empty() || attempt == 16) {
+      return Error{fmt::format("lab id {} is taken ({}/frr-{} exists)", id, req.routing_root, id)};
+    }
   }
+  const std::string routing_dir = req.routing_root + "/frr-" + id;
+  // Until the record exists, lab down cannot find the claim: whatever
+  // returns before it gives the id back.
+  bool recorded = false;
+  struct Unclaim {
+    NetworkOps& ops;
+    const std::string& dir;
+    const bool& recorded;
+    ~Unclaim() {
+      if (!recorded) (void)ops.remove_tree(dir);
+    }
+  } unclaim{ops, routing_dir, recorded};
   // Everything is computed before anything is made: an error here leaves
   // the machine as it was.
-  const std::string routing_dir = req.routing_root + "/frr-" + id;
   auto planned = plan_lab(bp, req.wiring, id, routing_dir);
   if (!planned) return planned.error();
   const LabPlan& plan = planned.value();
@@ -363,6 +384,7 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
     auto now = file.load();
     return Error{now && now->has_value() ? refusal(**now, file.path()) : "a lab was recorded meanwhile"};
   }
+  recorded = true;  // lab down removes routing_dir from here on
   auto fail = [&](const std::string& what, const Error& e) -> Error {
     auto removed = lab_down(req.state_path, ops);
     return Error{fmt::format("{}: {}; {}", what, e.message,

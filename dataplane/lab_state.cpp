@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -145,6 +146,16 @@ Status write_all(int fd, const std::string& text, const std::string& path) {
 }
 
 }  // namespace
+
+Result<std::string> lab_state_path() {
+  const char* set = std::getenv(kLabStateVariable);
+  if (set == nullptr || *set == '\0') return std::string(kDefaultLabState);
+  const fs::path path(set);
+  if (!path.is_absolute() || path.extension() != ".json" || path.lexically_normal() != path) {
+    return Error{fmt::format("{}='{}': expected an absolute, normal path to a .json file", kLabStateVariable, set)};
+  }
+  return path.string();
+}
 
 Result<bool> LabStateFile::create(const LabState& state) const {
   std::error_code ec;

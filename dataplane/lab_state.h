@@ -19,6 +19,16 @@
 namespace hpn::lab {
 
 inline constexpr const char* kDefaultLabState = "/run/hpnctl/lab.json";
+// The environment variable naming another record: labs recorded at
+// different paths are separate labs that may be up at once (their
+// namespaces' ids differ), e.g. a rehearsal beside a test run.
+inline constexpr const char* kLabStateVariable = "HPNCTL_LAB_STATE";
+
+// The record every `lab` command and `verify --lab` use: $HPNCTL_LAB_STATE
+// when set, else kDefaultLabState. An error when the variable is set but
+// not an absolute path to a .json file (a relative one would name a
+// different lab in every directory).
+Result<std::string> lab_state_path();
 inline constexpr const char* kLabStateFormat = "hpnctl-lab";
 inline constexpr int kLabStateVersion = 3;  // 2: the routing daemons; 3: the management network
 

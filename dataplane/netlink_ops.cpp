@@ -412,6 +412,15 @@ Status NetlinkOps::remove_tree(const std::string& path) {
   return {};
 }
 
+Result<bool> NetlinkOps::claim_directory(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  if (ec) return Error{fmt::format("{}: {}", std::filesystem::path(path).parent_path().string(), ec.message())};
+  if (mkdir(path.c_str(), 0755) == 0) return true;
+  if (errno == EEXIST) return false;
+  return Error{fmt::format("{}: {}", path, std::strerror(errno))};
+}
+
 Status NetlinkOps::start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
   return lab::start_routing(d, frr_conf);
 }

@@ -31,6 +31,7 @@ class NetlinkOps final : public NetworkOps {
   Status announce_host(const std::string& netns, const host::ApplyProfile& profile,
                        const std::set<std::string>& dark) override;
   Status remove_tree(const std::string& path) override;
+  Result<bool> claim_directory(const std::string& path) override;
   Status check_ssh() override;
   Result<std::string> make_ssh_keys(const std::string& dir, const std::string& comment) override;
   Result<int> start_sshd(const std::string& netns, const std::vector<std::string>& args,

@@ -139,6 +139,11 @@ class NetworkOps {
                                const std::set<std::string>& dark) = 0;
   // Removes a directory the lab made (FRR's files), with what it holds.
   virtual Status remove_tree(const std::string& path) = 0;
+  // Makes `path` (its parent made as needed); false when it already
+  // exists. The lab's id is claimed this way (its FRR directory) before
+  // any namespace is named after it: two `lab up`s with different records
+  // that drew the same id cannot both have it.
+  virtual Result<bool> claim_directory(const std::string& path) = 0;
 
   // The management network's SSH (lab_fleet.h). make_ssh_keys: a fresh
   // host key and client key in `dir` (made, mode 0700), as ssh-keygen

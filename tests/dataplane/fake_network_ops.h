@@ -144,7 +144,12 @@ class FakeNetworkOps final : public NetworkOps {
     }
     return {};
   }
-  Status remove_tree(const std::string&) override { return {}; }
+  Status remove_tree(const std::string& path) override {
+    claimed.erase(path);
+    return {};
+  }
+  std::set<std::string> claimed;  // claim_directory's, until remove_tree
+  Result<bool> claim_directory(const std::string& path) override { return claimed.insert(path).second; }
   std::vector<std::string> ssh_keys;                          // the directories keys were made in
   std::vector<std::pair<std::string, std::string>> sshd;      // netns, its ListenAddress
   std::vector<std::vector<std::string>> processes_stopped_in;  // each stop_processes_in call

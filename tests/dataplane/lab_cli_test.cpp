@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <fstream>
 
 #include "dataplane/lab_state.h"
 #include "test_util.h"
@@ -86,8 +87,9 @@ TEST_CASE("dataplane/cli (root): lab up, status, a second up refused, down", "[d
   if (geteuid() != 0) {
     hpn::test::skip("the lab needs root");
   }
-  if (std::filesystem::exists(lab::kDefaultLabState)) {
-    hpn::test::skip(std::string("a lab of this machine is up (") + lab::kDefaultLabState + "); not touching it");
+  const std::string record = lab::lab_state_path().value();
+  if (std::filesystem::exists(record)) {
+    hpn::test::skip("a lab of this machine is up (" + record + "); not touching it");
   }
   PlannedLab plan;
   auto r = test::run_hpnctl("lab up --blueprint plan", plan.dir.path());
@@ -118,8 +120,18 @@ TEST_CASE("dataplane/cli (root): lab up, status, a second up refused, down", "[d
   // "[h]pn-": a pattern pgrep's own shell does not match.
   auto daemons = [&] { return test::run_command("pgrep -f -c -- '-N [h]" + prefix.substr(1) + "' || true").out; };
   CHECK(daemons() == "40\n");  // zebra and bgpd on each of the 20 switches (no active core rule: no pbrd)
-  auto agent = [&] { return test::run_command("pgrep -c -x hpn-host-routes || true").out; };
-  CHECK(agent() == "1\n");
+  // The lab's own agent (another lab may be up beside this one, with its own).
+  auto recorded = lab::LabStateFile(record).load();
+  REQUIRE(recorded.ok());
+  REQUIRE(recorded->has_value());
+  const int agent_pid = (**recorded).agent_pid;
+  REQUIRE(agent_pid > 0);
+  auto agent = [&] {
+    std::ifstream comm("/proc/" + std::to_string(agent_pid) + "/comm");
+    std::string name;
+    return std::getline(comm, name) && name == "hpn-host-routes" ? 1 : 0;
+  };
+  CHECK(agent() == 1);
 
   auto down = test::run_hpnctl("lab down", plan.dir.path());
   CHECK(down.exit_code == 0);
@@ -128,9 +140,9 @@ TEST_CASE("dataplane/cli (root): lab up, status, a second up refused, down", "[d
   std::string left;
   for (int i = 0; i < 50 && (left = daemons()) != "0\n"; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   CHECK(left == "0\n");
-  CHECK(agent() == "0\n");
+  CHECK(agent() == 0);
   CHECK_FALSE(std::filesystem::exists("/run/hpnctl/frr-" + json["lab"].get<std::string>()));
   auto none = test::run_hpnctl("lab status", plan.dir.path());
   CHECK(none.exit_code == 3);
-  CHECK(none.err == std::string("hpnctl: no lab is up (no record at ") + lab::kDefaultLabState + ")\n");
+  CHECK(none.err == std::string("hpnctl: no lab is up (no record at ") + record + ")\n");
 }
