@@ -1,14 +1,20 @@
 #!/bin/sh
 # CTest fixture run before the first lab test: a lab left up by an earlier
 # test run that was killed (its plan is under a test's temporary directory)
-# is taken down, since the lab tests of one run hold RESOURCE_LOCK
-# hpnctl-lab and no other can be using it. An operator's own lab is left
-# alone; the lab tests then fail, saying it is up.
+# is taken down, in either of the two lab slots (tests/CMakeLists.txt): the
+# lab tests of one run hold RESOURCE_LOCK hpnctl-lab-a or hpnctl-lab-b, and
+# this holds both, so no test can be using them. An operator's own lab
+# (/run/hpnctl/lab.json, or a slot's record with a plan of their own) is
+# left alone; the lab tests then fail, saying it is up.
 # $1: the hpnctl binary.
-record=/run/hpnctl/lab.json
-[ -e "$record" ] || exit 0
-if grep -q '"blueprint": "[^"]*/hpnctl-test-[^"/]*/' "$record"; then
-  echo "a lab from an earlier, interrupted test run is up; taking it down"
-  exec "$1" lab down
-fi
-echo "a lab that is not a test's is up ($record); the lab tests will fail until 'hpnctl lab down'"
+status=0
+for record in /run/hpnctl/hpnctl-lab-a.json /run/hpnctl/hpnctl-lab-b.json; do
+  [ -e "$record" ] || continue
+  if grep -q '"blueprint": "[^"]*/hpnctl-test-[^"/]*/' "$record"; then
+    echo "a lab from an earlier, interrupted test run is up ($record); taking it down"
+    HPNCTL_LAB_STATE=$record "$1" lab down || status=1
+  else
+    echo "a lab that is not a test's is up ($record); the lab tests will fail until 'hpnctl lab down'"
+  fi
+done
+exit $status

@@ -1,6 +1,6 @@
 // Verdicts under loss in the real lab: `--loss N` drops N% of every cable's
 // packets both ways (nftables `numgen random`, checked against the kernel's
-// own counters), a correctly wired fabric under 1, 5 and 10% loss gives no
+// own counters), a correctly wired fabric under 5 and 10% loss gives no
 // missing and no unidirectional finding and every cable is verified both
 // ways, and one direction really broken under 5 and 10% loss gives
 // exactly its unidirectional finding.
@@ -174,32 +174,32 @@ TEST_CASE("verify/lab loss: lab up --loss drops that share of every cable's pack
   }
 }
 
-TEST_CASE("verify/lab loss: a correctly wired lab under 1, 5 and 10% loss has no missing or unidirectional cable") {
+TEST_CASE("verify/lab loss: a correctly wired lab under 5 and 10% loss has no missing or unidirectional cable") {
   if (!usable()) return;
   LossyLab lab;
-  // Two runs at 5 and 10%, one at 1%: a false missing or unidirectional
-  // comes from loss silencing a direction, and that is likeliest where the
-  // loss is high. (Nine runs, three at each, cost CI two more minutes.)
-  for (int loss : {1, 5, 10}) {
-    for (int run = 0; run < (loss == 1 ? 1 : 2); ++run) {
-      // Background loss alone is the subject here, what silences a
-      // direction, not gray failures: no loss rounds, and the lossy judge
-      // is off (the lossy tests in verify_lab_test.cpp judge under
-      // background, with the loss rounds' trains).
-      auto report = lab.verify(loss, " --lossy-detect 0 --lossy-max-background 0");
-      INFO("loss " << loss << "% run " << run << "\n" << report.dump(2));
-      CHECK(count_kind(report, "missing") == 0);
-      CHECK(count_kind(report, "unidirectional") == 0);
-      CHECK(report["findings"].size() == static_cast<size_t>(count_kind(report, "unobserved")));
-      // Every cable: the aggregation-core ones by the BGP sessions over them.
-      CHECK(report["summary"]["cables_in_scope"] == 112);
-      // And verified both ways: the rounds probe a silent direction again
-      // until it is heard, so loss leaves none unobserved (a run where
-      // every cable came back unobserved would pass the checks above).
-      CHECK(report["summary"]["cables_verified"] == 112);
-      CHECK(report["summary"]["clean"] == true);
-      if (loss >= 5) CHECK(report["summary"]["lost"].get<int>() > 0);  // the loss is real
-    }
+  // One run at each of 5 and 10%: a false missing or unidirectional comes
+  // from loss silencing a direction, likeliest where the loss is high. The
+  // rule's statistics at 1 to 10%, many runs each, are checked on the
+  // model with fixed seeds (tests/validator/loss_rule_test.cpp); this is
+  // the real kernel's loss under it.
+  for (int loss : {5, 10}) {
+    // Background loss alone is the subject here, what silences a
+    // direction, not gray failures: no loss rounds, and the lossy judge
+    // is off (the lossy tests in verify_lab_test.cpp judge under
+    // background, with the loss rounds' trains).
+    auto report = lab.verify(loss, " --lossy-detect 0 --lossy-max-background 0");
+    INFO("loss " << loss << "%\n" << report.dump(2));
+    CHECK(count_kind(report, "missing") == 0);
+    CHECK(count_kind(report, "unidirectional") == 0);
+    CHECK(report["findings"].size() == static_cast<size_t>(count_kind(report, "unobserved")));
+    // Every cable: the aggregation-core ones by the BGP sessions over them.
+    CHECK(report["summary"]["cables_in_scope"] == 112);
+    // And verified both ways: the rounds probe a silent direction again
+    // until it is heard, so loss leaves none unobserved (a run where
+    // every cable came back unobserved would pass the checks above).
+    CHECK(report["summary"]["cables_verified"] == 112);
+    CHECK(report["summary"]["clean"] == true);
+    CHECK(report["summary"]["lost"].get<int>() > 0);  // the loss is real
   }
 }
 

@@ -415,20 +415,9 @@ void check_losses(int background, const std::vector<OneWayLoss>& losses) {
 
 }  // namespace
 
-TEST_CASE("verify/lab: one-way loss of 2%, 5% and 30% on three cables, no background: three lossy findings") {
-  if (!LabVerify::usable()) return;
-  check_losses(0, {{"host-p0-s00-h004", "nic2p1", "loss-a-z:2", 0.02},   // host -> ToR
-                   {"tor-p0-s01-r2b", "etp6", "loss-z-a:5", 0.05},       // aggregation -> ToR
-                   {"host-p0-s01-h002", "nic1p2", "loss-z-a:30", 0.30}});  // ToR -> host
-}
-
-TEST_CASE("verify/lab: one-way loss of 2%, 5% and 30% under 2% background: three lossy findings, nothing else") {
-  if (!LabVerify::usable()) return;
-  check_losses(2, {{"host-p0-s01-h005", "nic1p2", "loss-z-a:2", 0.02},   // ToR -> host
-                   {"tor-p0-s00-r1a", "etp5", "loss-a-z:5", 0.05},       // ToR -> aggregation
-                   {"tor-p0-s01-r2a", "etp6", "loss-z-a:30", 0.30}});     // aggregation -> ToR
-}
-
+// One real lab under background loss, the hardest of the judge's cases
+// here; the judge's other backgrounds (none, 2%, 10%) and its bursts run on
+// recorded trains with fixed seeds (tests/validator/lossy_test.cpp).
 TEST_CASE("verify/lab: one-way loss of 2%, 5% and 30% under 5% background: three lossy findings, nothing else") {
   if (!LabVerify::usable()) return;
   check_losses(5, {{"tor-p0-s00-r2b", "etp7", "loss-a-z:2", 0.02},       // ToR -> aggregation
