@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "blueprint/input_file.h"
+#include "blueprint/names.h"
 #include "blueprint/utf8.h"
 
 namespace hpn::sql {
@@ -126,6 +127,12 @@ int Stmt::int32(int column) const { return int32_or(column, 0); }
 
 int Stmt::int32_or(int column, int none) const {
   return static_cast<int>(integer_or(column, none, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
+}
+
+std::string Stmt::name(int column) const {
+  std::string value = text(column);
+  if (std::string problem = name_problem(value); !problem.empty()) refuse(column, fmt::format("'{}': {}", value, problem));
+  return value;
 }
 
 void Stmt::refuse(int column, std::string_view why) const {

@@ -71,6 +71,9 @@ class Stmt {
   // An `int` of the model: the range of int.
   int int32(int column) const;
   int int32_or(int column, int none) const;
+  // Text that names a device, rack or panel and so becomes a file name
+  // (blueprint/names.h's rule); any other, '..' say, is a bad value.
+  std::string name(int column) const;
 
  private:
   // Names a bad value (of the current row) and ends the statement.

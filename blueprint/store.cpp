@@ -373,7 +373,7 @@ constexpr const char* kDeviceColumns =
 
 DeviceRow read_device(const sql::Stmt& s) {
   DeviceRow d;
-  d.name = s.text(0);
+  d.name = s.name(0);
   d.role = s.text(1);
   d.pod = s.int32_or(2, kNone);
   d.segment = s.int32_or(3, kNone);
@@ -578,8 +578,8 @@ Result<Blueprint> BlueprintStore::load() const {
   {
     sql::Stmt s(db_, "SELECT name, hall, row, position, purpose FROM racks ORDER BY rowid");
     while (s.step()) {
-      rack_index.emplace(s.text(0), static_cast<int>(bp.racks.size()));
-      bp.racks.push_back({s.text(0), s.int32(1), s.int32(2),
+      rack_index.emplace(s.name(0), static_cast<int>(bp.racks.size()));
+      bp.racks.push_back({s.name(0), s.int32(1), s.int32(2),
                           s.int32(3), s.text(4)});
     }
     if (!s.ok() || s.failed()) return failed(s, "racks");
@@ -588,8 +588,8 @@ Result<Blueprint> BlueprintStore::load() const {
     sql::Stmt s(db_, "SELECT panel, port, port_id, speed_gbps, nic, breakout_of, use FROM panels"
                      " ORDER BY panel, seq");
     while (s.step()) {
-      auto [it, fresh] = panel_index.emplace(s.text(0), static_cast<int>(bp.panels.size()));
-      if (fresh) bp.panels.push_back({s.text(0), {}});
+      auto [it, fresh] = panel_index.emplace(s.name(0), static_cast<int>(bp.panels.size()));
+      if (fresh) bp.panels.push_back({s.name(0), {}});
       PanelPort p;
       p.name = s.text(1);
       p.port_id = static_cast<uint16_t>(s.integer(2, 0, kMaxPortId));

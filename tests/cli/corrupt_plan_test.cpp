@@ -128,3 +128,21 @@ TEST_CASE("cli/corrupt plan: an integer past the model's range or of the wrong t
     CHECK_THAT(r.err, Catch::EndsWith(fmt::format("devices row {}, column rail: 'one' is not an integer\n", rowid)));
   }
 }
+
+TEST_CASE("cli/corrupt plan: a device renamed '..' by hand is exit 2 at its row, and nothing is written outside -o",
+          "[cli][robust]") {
+  Planned pod(q(source_path("examples/lab-pod.yaml")));
+  const std::string rowid = sql_value(pod.db(), "SELECT rowid FROM devices WHERE name = 'tor-p0-s00-r1a'");
+  sql_exec(pod.db(), "UPDATE devices SET name = '..' WHERE rowid = " + rowid);
+  const std::string expected =
+      fmt::format("devices row {}, column name: '..': names start with a letter or a digit\n", rowid);
+  fs::create_directories(pod.dir.path() / "etc");
+  // Run in the pod's directory: -o etc/... is where '..' would have escaped to etc/.
+  for (const char* args : {"devices", "config --all -o etc/configs", "export ansible -o etc/ansible"}) {
+    INFO(args);
+    const auto r = pod.run(args);
+    CHECK(r.exit_code == 2);
+    CHECK_THAT(r.err, Catch::EndsWith(expected));
+    CHECK(fs::is_empty(pod.dir.path() / "etc"));
+  }
+}
