@@ -134,13 +134,11 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
     p.frr_conf[static_cast<int>(n)] = switchconfig::frr_conf(c);
     if (cores_rules) p.pbr_conf[static_cast<int>(n)] = switchconfig::frr_pbr_conf(c);
     if (c.has_gateway) {
-      HostRouteTarget target{t.nodes[n].netns, {}, {}};
-      for (const auto& port : c.ports) {
-        if (port.learns_hosts) target.ports.push_back(port.ifname);
-      }
-      for (const auto& pool : {c.gateway.pool4, c.gateway.pool6}) {
-        if (!pool.empty()) target.pools.push_back(pool);
-      }
+      // What `config --all` writes as the switch's switch-agent.json.
+      auto agent = switchconfig::agent_config(c);
+      if (!agent) return agent.error();
+      HostRouteTarget target = host_route_target(agent.value());
+      target.netns = t.nodes[n].netns;
       p.agent.push_back(std::move(target));
     }
   }
