@@ -14,6 +14,9 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +28,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "dataplane/netns.h"
@@ -470,7 +474,7 @@ class Agent {
     rtmsg rt{};
     rt.rtm_family = static_cast<std::uint8_t>(key.first);
     rt.rtm_dst_len = key.first == AF_INET ? 32 : 128;
-    rt.rtm_table = target_.table < 256 ? static_cast<std::uint8_t>(target_.table) : RT_TABLE_UNSPEC;
+    rt.rtm_table = static_cast<std::uint8_t>(target_.table < 256 ? target_.table : std::uint32_t{RT_TABLE_UNSPEC});
     rt.rtm_protocol = static_cast<std::uint8_t>(target_.protocol);
     rt.rtm_scope = RT_SCOPE_LINK;
     rt.rtm_type = RTN_UNICAST;
@@ -612,24 +616,82 @@ Status run_host_route_agent(const std::vector<HostRouteTarget>& targets, const A
   }
 }
 
-Result<int> spawn_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) {
-  const pid_t pid = fork();
-  if (pid < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
-  if (pid > 0) return static_cast<int>(pid);
-  // The agent: detached from the terminal and from the caller's streams,
-  // and named so that ps and pgrep tell it from the lab up it came from.
-  setsid();
-  prctl(PR_SET_NAME, "hpn-host-routes", 0, 0, 0);
-  const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-  const int out = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (null >= 0) {
-    dup2(null, STDIN_FILENO);
-    dup2(null, STDOUT_FILENO);
+Result<int> spawn_switch_agent(const SwitchAgentLaunch& launch) {
+  // systemd's side of sd_notify: a datagram socket the agent writes to.
+  const std::string notify_path = launch.config + ".notify";
+  ::unlink(notify_path.c_str());
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  if (notify_path.size() >= sizeof address.sun_path) return Error{fmt::format("{}: path too long", notify_path)};
+  std::memcpy(address.sun_path, notify_path.c_str(), notify_path.size());
+  const int notify = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (notify < 0 || bind(notify, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    const int err = errno;
+    if (notify >= 0) close(notify);
+    return Error{fmt::format("{}: {}", notify_path, std::strerror(err))};
   }
-  if (out >= 0) dup2(out, STDERR_FILENO);
-  auto ok = run_host_route_agent(targets, AgentHooks{.verbose = true, .log = {}, .status = {}});
-  if (!ok) std::cerr << "hpnctl host-routes: " << ok.error().message << '\n';
-  _exit(ok ? 0 : 1);
+  // Everything the child needs, made before fork: after it, a child of a
+  // threaded process may only make async-signal-safe calls.
+  const std::string netns_path = std::string(kNetnsRunDir) + "/" + launch.netns;
+  std::vector<std::string> args = {launch.binary, "switch", "agent", "--config", launch.config};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::string notify_env = "NOTIFY_SOCKET=" + notify_path;
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "NOTIFY_SOCKET=", 14) != 0) envp.push_back(*e);
+  }
+  envp.push_back(notify_env.data());
+  envp.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(notify);
+    return Error{fmt::format("fork: {}", std::strerror(errno))};
+  }
+  if (pid == 0) {
+    setsid();
+    const int ns = open(netns_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) _exit(126);
+    const int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+    const int out = open(launch.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (null >= 0) {
+      dup2(null, STDIN_FILENO);
+      dup2(null, STDOUT_FILENO);
+    }
+    if (out >= 0) dup2(out, STDERR_FILENO);
+    execve(argv[0], argv.data(), envp.data());
+    _exit(127);
+  }
+  // Wait for READY=1, or for the agent to stop.
+  const auto until = std::chrono::steady_clock::now() + launch.ready_timeout;
+  std::string why;
+  for (;;) {
+    pollfd p{notify, POLLIN, 0};
+    if (poll(&p, 1, 50) > 0) {
+      char buf[1024];
+      const ssize_t n = recv(notify, buf, sizeof buf, 0);
+      if (n > 0 && std::string_view(buf, static_cast<size_t>(n)).find("READY=1") != std::string_view::npos) break;
+    }
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) {
+      why = WIFEXITED(status) ? fmt::format("exited with {}", WEXITSTATUS(status))
+                              : fmt::format("killed by signal {}", WTERMSIG(status));
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= until) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+      why = "not ready in time";
+      break;
+    }
+  }
+  close(notify);
+  ::unlink(notify_path.c_str());
+  if (!why.empty()) {
+    return Error{fmt::format("{} switch agent in {}: {} (see {})", launch.binary, launch.netns, why, launch.log)};
+  }
+  return static_cast<int>(pid);
 }
 
 }  // namespace hpn::lab

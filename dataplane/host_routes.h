@@ -33,10 +33,12 @@
 //   - a configured port that does not exist is logged and the others are
 //     routed; if it appears later it is watched from then on.
 // `hpnctl switch agent` (hpnctl-switch(1)) runs it on a ToR, in the
-// switch's own namespace; the lab runs one event loop for several
-// namespaces (its ToRs): a netlink socket opened in each.
+// switch's own namespace, and `lab up` starts that same command in each
+// lab ToR (spawn_switch_agent). One event loop can serve several
+// namespaces (a netlink socket opened in each); the command uses one.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -79,8 +81,19 @@ struct AgentHooks {
 // opened.
 Status run_host_route_agent(const std::vector<HostRouteTarget>& targets, const AgentHooks& hooks);
 
-// Forks a detached process running the agent (stderr to `log`), named
-// "hpn-host-routes" (ps -e, pgrep -x); its pid.
-Result<int> spawn_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log);
+// A switch's agent started the way hpnctl-switch-agent.service starts it
+// (Type=notify): `BINARY switch agent --config CONFIG` in namespace
+// `netns`, detached, stderr appended to `log`, $NOTIFY_SOCKET on a socket
+// of the caller's; it returns once the agent said READY=1 (its pid), or
+// with the agent's exit and the end of its log if it stopped first, or
+// after `ready_timeout`.
+struct SwitchAgentLaunch {
+  std::string netns;
+  std::string binary;  // hpnctl
+  std::string config;  // switch-agent.json
+  std::string log;
+  std::chrono::milliseconds ready_timeout{10000};
+};
+Result<int> spawn_switch_agent(const SwitchAgentLaunch& launch);
 
 }  // namespace hpn::lab

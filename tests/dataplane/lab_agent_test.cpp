@@ -31,14 +31,14 @@ TEST_CASE("dataplane/lab (root): the ToR agent run as its unit, killed and resta
   const auto wires = wires_of(csv);
   const std::string tor = "tor-p0-s00-r1a", ns = lab.netns(tor);
 
-  // The agent's file for this ToR, as `config --all --bring-up` (what the
-  // lab runs) writes it.
+  // The file the lab started this ToR's agent on is the one `config --all
+  // --bring-up` (what the lab runs) writes for it.
   auto builder = switchconfig::ConfigBuilder::create(lab_pod(), {.bring_up = true});
   REQUIRE(builder);
   auto agent_config = switchconfig::agent_config(builder->build(builder->find(tor)));
   REQUIRE(agent_config);
-  const std::string config = (lab.dir / "switch-agent.json").string();
-  write_file(config, switchconfig::write_agent_config(agent_config.value()));
+  const std::string config = lab.state.routing_dir + "/" + tor + "/switch-agent.json";
+  CHECK(read_file(config) == switchconfig::write_agent_config(agent_config.value()));
 
   const auto before = routes(ns, 254, 80);
   REQUIRE(before.size() >= 2);  // its hosts' /32 and /128
@@ -48,13 +48,19 @@ TEST_CASE("dataplane/lab (root): the ToR agent run as its unit, killed and resta
   auto reachable = [&](std::uint16_t first) { (void)probe_flows(lab, wires, flows, ports_from(first, 8)); };
   reachable(43000);
 
-  // The lab's own agent (every ToR's) stops; its routes stay.
-  REQUIRE(lab.state.agent_pid > 0);
-  kill(lab.state.agent_pid, SIGTERM);
-  waitpid(lab.state.agent_pid, nullptr, 0);
-  CHECK(routes(ns, 254, 80) == before);
-
+  // The agent lab up started on this ToR (the one whose command line names
+  // its file) is killed outright; its routes stay.
   RouteMonitor monitor(ns);
+  int lab_agent = 0;
+  for (const int pid : lab.state.agent_pids) {
+    if (read_file("/proc/" + std::to_string(pid) + "/cmdline").find(config) != std::string::npos) lab_agent = pid;
+  }
+  REQUIRE(lab_agent > 0);
+  kill(lab_agent, SIGKILL);
+  waitpid(lab_agent, nullptr, 0);
+  CHECK(routes(ns, 254, 80) == before);
+  reachable(43050);
+
   AgentProcess agent;
   REQUIRE(agent.start(ns, config, lab.dir.path()));
   const std::string hosts = fmt::format("STATUS=routing {} hosts", before.size());
