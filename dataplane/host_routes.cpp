@@ -429,9 +429,15 @@ class Agent {
       return;
     }
     // STALE, DELAY or PROBE. Already confirmed: it stays routed. Heard but
-    // never confirmed (an announcement, a solicitation): ask it now.
+    // never confirmed (an announcement, a solicitation): ask it now, and
+    // remember its MAC, so that a first ask that goes unanswered (the
+    // host's address still tentative, a loaded machine) is asked again
+    // every kReask rather than never.
     if (e.ports.count(port)) return;
-    if ((state & NUD_STALE) && !lladdr.empty() && probed_.insert({port, key}).second) ask(key, port, lladdr);
+    if ((state & NUD_STALE) && !lladdr.empty() && probed_.insert({port, key}).second) {
+      e.known[port] = lladdr;
+      ask(key, port, lladdr);
+    }
   }
 
   // Sets the neighbour to PROBE with the MAC it had, making it if the

@@ -18,9 +18,10 @@
 //     updated for 5 s) keeps its route and is asked again at once: a host
 //     that pins its gateways' MACs never solicits the ToR, so forgetting
 //     it would black-hole it here;
-//   - every 5 s, a host once confirmed on a port with carrier that is not
-//     confirmed there now is asked again (rdnbrd's keepalive), so a host
-//     back after a fault is routed again without having to speak first.
+//   - every 5 s, a host once heard with its MAC (confirmed, or announced)
+//     on a port with carrier that is not confirmed there now is asked
+//     again (rdnbrd's keepalive), so a host back after a fault, or whose
+//     first answer was missed, is routed without having to speak again.
 //   - a neighbour outside every accepted prefix is refused: logged once,
 //     never routed;
 //   - at start it reads the routes it owns (its table and protocol) and

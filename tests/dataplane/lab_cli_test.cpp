@@ -132,7 +132,7 @@ TEST_CASE("dataplane/cli (root): lab up, status, a second up refused, down", "[d
     for (const int pid : agent_pids) {
       std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
       std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
-      running += args.find(std::string("switch\0agent\0--config\0", 24)) != std::string::npos ? 1 : 0;
+      running += args.find(std::string("switch\0agent\0--config\0", 22)) != std::string::npos ? 1 : 0;
     }
     return running;
   };
