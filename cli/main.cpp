@@ -28,6 +28,7 @@
 #include "cli/profile_command.h"
 #include "cli/progress.h"
 #include "cli/stdout_check.h"
+#include "cli/switch_command.h"
 #include "cli/query_command.h"
 #include "cli/verify_command.h"
 #include "planner/diagnostics.h"
@@ -166,6 +167,7 @@ int run(int argc, char** argv) {
   add_config_command(app, exit_code);
   add_export_command(app, exit_code);
   add_host_commands(app, exit_code);
+  add_switch_commands(app, exit_code);
   add_completion_command(app, exit_code);  // last: it walks the whole table
 
   // "did you mean" for a mistyped command, before CLI11's generic message.

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <random>
@@ -90,7 +91,7 @@ struct LabPlan {
   std::map<int, RoutingDaemons> daemons;             // switch node -> its daemons
   std::map<int, std::string> frr_conf, pbr_conf;
   std::map<int, size_t> pbr_rules;                   // core node -> rules pbrd should install
-  std::vector<HostRouteTarget> agent;
+  std::map<int, std::string> agent_conf;             // ToR node -> its switch-agent.json
   // Host node -> its profile, as `hpnctl profile` writes it and `hpnctl
   // host apply` reads it back.
   std::map<int, host::ApplyProfile> profiles;
@@ -134,14 +135,10 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
     p.frr_conf[static_cast<int>(n)] = switchconfig::frr_conf(c);
     if (cores_rules) p.pbr_conf[static_cast<int>(n)] = switchconfig::frr_pbr_conf(c);
     if (c.has_gateway) {
-      HostRouteTarget target{t.nodes[n].netns, {}, {}};
-      for (const auto& port : c.ports) {
-        if (port.learns_hosts) target.ports.push_back(port.ifname);
-      }
-      for (const auto& pool : {c.gateway.pool4, c.gateway.pool6}) {
-        if (!pool.empty()) target.pools.push_back(pool);
-      }
-      p.agent.push_back(std::move(target));
+      // What `config --all --bring-up` writes as its switch-agent.json.
+      auto agent = switchconfig::agent_config(c);
+      if (!agent) return agent.error();
+      p.agent_conf[static_cast<int>(n)] = switchconfig::write_agent_config(agent.value());
     }
   }
 
@@ -450,11 +447,25 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
     down.links_down = ifnames;
     if (auto ok = ops.configure(topology.nodes[node].netns, down); !ok) return fail("dark cables", ok.error());
   }
-  if (!plan.agent.empty()) {
-    auto agent = ops.start_host_route_agent(plan.agent, routing_dir + "/host-routes.log");
-    if (!agent) return fail("host-route agent", agent.error());
-    state.agent_pid = *agent;
-    if (auto ok = file.update(state); !ok) return fail("lab record", ok.error());
+  if (!plan.agent_conf.empty()) {
+    // Each ToR's agent as hpnctl-switch-agent.service starts it: the same
+    // binary and arguments, its switch-agent.json, ready before hosts speak.
+    say(fmt::format("starting the host-route agent on {} ToRs (hpnctl switch agent)", plan.agent_conf.size()));
+    std::string binary = req.agent_binary;
+    if (binary.empty()) {
+      std::error_code ec;
+      binary = std::filesystem::read_symlink("/proc/self/exe", ec).string();
+      if (ec) return fail("host-route agent", Error{fmt::format("/proc/self/exe: {}", ec.message())});
+    }
+    for (const auto& [node, conf] : plan.agent_conf) {
+      const std::string dir = plan.daemons.at(node).dir;
+      SwitchAgentLaunch launch{topology.nodes[node].netns, binary, dir + "/switch-agent.json",
+                               dir + "/switch-agent.log", std::chrono::milliseconds(10000)};
+      auto agent = ops.start_switch_agent(launch, conf);
+      if (!agent) return fail("host-route agent", agent.error());
+      state.agent_pids.push_back(*agent);
+      if (auto ok = file.update(state); !ok) return fail("lab record", ok.error());
+    }
   }
   say("hosts announce themselves to their ToRs (host announce)");
   for (const auto& [node, profile] : plan.profiles) {
@@ -496,8 +507,8 @@ Result<LabDownReport> lab_down(const std::string& state_path, NetworkOps& ops) {
   report.id = state.id;
   std::vector<std::string> errors;
   // The daemons first: they hold sockets in the namespaces.
-  if (state.agent_pid > 0) {
-    if (auto ok = ops.stop_process(state.agent_pid); !ok) errors.push_back(ok.error().message);
+  for (const int pid : state.agent_pids) {
+    if (auto ok = ops.stop_process(pid); !ok) errors.push_back(ok.error().message);
   }
   std::map<std::string, std::string> netns_of;
   for (const auto& d : state.devices) netns_of[d.name] = d.netns;

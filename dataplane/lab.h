@@ -33,6 +33,10 @@ struct LabUpRequest {
   bool host_bonds = false;
   // Also the management network, with sshd in every device (lab_fleet.h).
   bool ssh = false;
+  // The hpnctl each ToR's agent runs as (`hpnctl switch agent`, as its
+  // unit runs it); empty: this process's own executable. A test that
+  // brings a lab up from its own binary names the built hpnctl.
+  std::string agent_binary;
 };
 
 // Called at each phase with a short description ("creating 36 namespaces").

@@ -70,7 +70,7 @@ nlohmann::json to_json(const LabState& s) {
           {"blueprint", s.blueprint}, {"wiring", s.wiring}, {"pid", s.pid}, {"phase", s.phase},
           {"ioam_namespace", s.ioam_namespace}, {"namespaces", s.namespaces},
           {"devices", std::move(devices)}, {"routing_dir", s.routing_dir}, {"routers", s.routers},
-          {"pbr_routers", s.pbr_routers}, {"agent_pid", s.agent_pid}, {"host_bonds", s.host_bonds},
+          {"pbr_routers", s.pbr_routers}, {"agent_pids", s.agent_pids}, {"host_bonds", s.host_bonds},
           {"mgmt_netns", s.mgmt_netns}, {"mgmt_controller", s.mgmt_controller}, {"ssh_dir", s.ssh_dir}};
 }
 
@@ -104,7 +104,13 @@ Result<LabState> state_from_json(const nlohmann::json& j) {
     s.routing_dir = j.at("routing_dir").get<std::string>();
     s.routers = j.at("routers").get<std::vector<std::string>>();
     s.pbr_routers = j.at("pbr_routers").get<std::vector<std::string>>();
-    s.agent_pid = j.at("agent_pid").get<int>();
+    // "agent_pid": one lab-internal agent, from an hpnctl before the
+    // shipped one; its lab still comes down.
+    if (j.contains("agent_pids")) {
+      s.agent_pids = j.at("agent_pids").get<std::vector<int>>();
+    } else if (const int pid = j.at("agent_pid").get<int>(); pid > 0) {
+      s.agent_pids = {pid};
+    }
     s.host_bonds = j.at("host_bonds").get<bool>();
     s.mgmt_netns = j.at("mgmt_netns").get<std::string>();
     s.mgmt_controller = j.at("mgmt_controller").get<std::string>();

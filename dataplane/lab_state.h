@@ -64,7 +64,7 @@ struct LabState {
   std::string routing_dir;               // per-switch FRR files: ROUTING_DIR/<device>/
   std::vector<std::string> routers;      // devices whose namespaces run FRR
   std::vector<std::string> pbr_routers;  // the cores among them, running pbrd too
-  int agent_pid = 0;                     // the host-route agent, 0 when none runs
+  std::vector<int> agent_pids;           // each ToR's host-route agent (hpnctl switch agent)
   bool host_bonds = false;               // hosts applied with real bonds (lab up --host-bonds)
   // lab up --ssh (lab_fleet.h): the management namespace, the machine's
   // address on it, and the directory of the keys, sshd_config and known_hosts.

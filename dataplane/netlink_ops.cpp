@@ -1,5 +1,7 @@
 #include "dataplane/netlink_ops.h"
 
+#include "blueprint/atomic_file.h"
+
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -437,8 +439,9 @@ Status NetlinkOps::vtysh_apply(const RoutingDaemons& d, const std::string& name,
   return lab::vtysh_apply(d, name, lines);
 }
 
-Result<int> NetlinkOps::start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) {
-  return spawn_host_route_agent(targets, log);
+Result<int> NetlinkOps::start_switch_agent(const SwitchAgentLaunch& launch, const std::string& config_text) {
+  if (auto ok = write_file_atomic(launch.config, config_text); !ok) return ok.error();
+  return spawn_switch_agent(launch);
 }
 
 Status NetlinkOps::check_ssh() {

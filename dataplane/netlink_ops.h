@@ -23,7 +23,7 @@ class NetlinkOps final : public NetworkOps {
   std::string routing_problem(const RoutingDaemons& daemons) override;
   Result<std::string> vtysh(const std::string& netns, const std::string& command) override;
   Status vtysh_apply(const RoutingDaemons& daemons, const std::string& name, const std::string& lines) override;
-  Result<int> start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) override;
+  Result<int> start_switch_agent(const SwitchAgentLaunch& launch, const std::string& config_text) override;
   Status stop_process(int pid) override;
   Result<std::vector<RouteState>> routes(const std::string& netns) override;
   Result<std::vector<RuleState>> rules(const std::string& netns) override;

@@ -120,7 +120,10 @@ class NetworkOps {
   virtual std::string routing_problem(const RoutingDaemons& daemons) = 0;
   virtual Result<std::string> vtysh(const std::string& netns, const std::string& command) = 0;
   virtual Status vtysh_apply(const RoutingDaemons& daemons, const std::string& name, const std::string& lines) = 0;
-  virtual Result<int> start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string& log) = 0;
+  // A ToR's host-route agent, as its unit starts it: `config_text` (its
+  // switch-agent.json) written to launch.config, then spawn_switch_agent()
+  // (host_routes.h); its pid once it is ready.
+  virtual Result<int> start_switch_agent(const SwitchAgentLaunch& launch, const std::string& config_text) = 0;
   // SIGTERM, then SIGKILL if it is still there after a moment; a pid that
   // is gone is not an error.
   virtual Status stop_process(int pid) = 0;

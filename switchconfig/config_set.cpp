@@ -12,6 +12,7 @@
 #include "blueprint/atomic_file.h"
 #include "blueprint/names.h"
 #include "blueprint/staged_dir.h"
+#include "switchconfig/agent_config.h"
 #include "switchconfig/config_db.h"
 #include "switchconfig/frr_conf.h"
 #include "switchconfig/linux_sysctl.h"
@@ -39,7 +40,7 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
   const int total = static_cast<int>(switches.size());
 
   // Switches are independent: a few threads write them side by side.
-  std::atomic<int> next{0}, done{0};
+  std::atomic<int> next{0}, done{0}, files{0};
   std::atomic<std::int64_t> bytes{0};
   std::mutex lock;
   std::string first_error;
@@ -54,12 +55,28 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
       if (st && !fs::create_directory(at, ec)) {
         st = Error{fmt::format("{}: cannot create: {}", at.string(), ec ? ec.message() : "exists")};
       }
-      const std::string files[3] = {frr_conf(c), config_db(c).dump(2) + "\n", sysctl_conf(c)};
+      const std::string texts[3] = {frr_conf(c), config_db(c).dump(2) + "\n", sysctl_conf(c)};
       const char* names[3] = {"frr.conf", "config_db.json", "sysctl.conf"};
+      int written = 0;
       for (int f = 0; f < 3 && st; ++f) {
-        st = write_text(at / names[f], files[f]);
-        bytes += static_cast<std::int64_t>(files[f].size());
+        st = write_text(at / names[f], texts[f]);
+        bytes += static_cast<std::int64_t>(texts[f].size());
+        ++written;
       }
+      // A switch that learns hosts runs the host-route agent (hpnctl
+      // switch agent): its configuration beside frr.conf.
+      if (st && c.has_gateway) {
+        auto agent = agent_config(c);
+        if (!agent) {
+          st = agent.error();
+        } else {
+          const std::string text = write_agent_config(agent.value());
+          st = write_text(at / kAgentConfigFile, text);
+          bytes += static_cast<std::int64_t>(text.size());
+          ++written;
+        }
+      }
+      files += written;
       std::lock_guard<std::mutex> guard(lock);
       if (!st && first_error.empty()) first_error = st.error().message;
       if (progress) progress(++done, total);
@@ -78,11 +95,12 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
   manifest["spec_name"] = bp.spec_name;
   manifest["tool_version"] = bp.tool_version;
   manifest["files"] = {"frr.conf", "config_db.json", "sysctl.conf"};
+  manifest["agent_file"] = kAgentConfigFile;  // beside them on every switch that learns hosts
   manifest["switches"] = nlohmann::ordered_json::array();
   for (int d : switches) manifest["switches"].push_back(bp.devices[d].name);
   if (auto st = write_text(root / kConfigSetMarker, manifest.dump(2) + "\n"); !st) return st.error();
   if (auto st = staged->commit(); !st) return st.error();
-  return ConfigSetReport{total, 3 * total + 1, bytes.load()};
+  return ConfigSetReport{total, files.load() + 1, bytes.load()};
 }
 
 }  // namespace hpn::switchconfig

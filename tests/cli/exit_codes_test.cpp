@@ -35,6 +35,7 @@ const std::map<std::pair<std::string, int>, std::string> kElsewhere = {
     {{"lab status", 0}, "dataplane/cli (root): lab up, status, a second up refused, down"},
     {{"lab ping", 0}, "verify/lab: lab ping shows one probe's hops by the blueprint's names"},
     {{"host announce", 0}, "host announce: one gratuitous ARP and one NA arrive on each member's peer"},
+    {{"switch agent", 0}, "switch agent: reachable hosts become /32 and /128 routes, others are refused, ..."},
 };
 
 // The rows of hpnctl(1)'s "By command": command -> the codes its line lists.
@@ -93,6 +94,8 @@ TEST_CASE("cli/exit codes: every row of hpnctl(1)'s table, each code given by a 
   hpn::test::write_file(dir / "bad.yaml", "pod: [\n");
   // The lab pod with longer slack: the same fabric, other cable lengths.
   hpn::test::write_file(dir / "slack.yaml", hpn::test::read_file(lab_spec) + "media:\n  slack_m: 5\n");
+  hpn::test::write_file(dir / "agent.json", R"({"format": "hpnctl-switch-agent", "format_version": 1,
+    "switch": "t", "ports": ["lo"], "prefixes": ["10.0.0.0/8"], "table": 254, "protocol": 80})");
   hpn::test::write_file(dir / "bad.csv", "a_device,a_port,z_device,z_port\nx,y,z,w\n");
   REQUIRE(hpn::test::run_hpnctl("profile host-p0-s00-h000 --blueprint plan", dir.path()).exit_code == 0);
   hpn::test::write_file(dir / "h0.json", hpn::test::run_hpnctl("profile host-p0-s00-h000 --blueprint plan", dir.path()).out);
@@ -161,6 +164,8 @@ TEST_CASE("cli/exit codes: every row of hpnctl(1)'s table, each code given by a 
       {"host apply", 3, "host apply h0.json --netns " + ns + " --no-bond", true},
       {"host announce", 2, "host announce h0.json --netns " + ns + " --count 0"},
       {"host announce", 3, "host announce h0.json --netns " + ns, true},
+      {"switch agent", 2, "switch agent --config none.json"},
+      {"switch agent", 3, "switch agent --config agent.json", true},
       {"completion", 0, "completion bash"},
       {"completion", 2, "completion fish"},
   };

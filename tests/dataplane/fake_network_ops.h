@@ -22,7 +22,7 @@ class FakeNetworkOps final : public NetworkOps {
   std::vector<std::pair<VethEnd, VethEnd>> veths;
   std::vector<std::pair<std::string, NamespaceConfig>> configured;
   std::vector<std::string> routing_started, vtysh_applied;  // netns of each
-  std::vector<std::vector<HostRouteTarget>> agents;
+  std::vector<std::pair<SwitchAgentLaunch, std::string>> agents;  // launch, its switch-agent.json
   std::map<std::string, std::vector<RouteState>> kernel_routes;  // by netns
   std::map<std::string, std::vector<RuleState>> kernel_rules;    // by netns
   struct HostApplied {
@@ -95,9 +95,9 @@ class FakeNetworkOps final : public NetworkOps {
     vtysh_applied.push_back(d.netns);
     return {};
   }
-  Result<int> start_host_route_agent(const std::vector<HostRouteTarget>& targets, const std::string&) override {
-    agents.push_back(targets);
-    return 4242;
+  Result<int> start_switch_agent(const SwitchAgentLaunch& launch, const std::string& config_text) override {
+    agents.emplace_back(launch, config_text);
+    return 4242 + static_cast<int>(agents.size()) - 1;
   }
   Status stop_process(int pid) override {
     stopped_processes.push_back(pid);

@@ -124,14 +124,19 @@ TEST_CASE("dataplane/cli (root): lab up, status, a second up refused, down", "[d
   auto recorded = lab::LabStateFile(record).load();
   REQUIRE(recorded.ok());
   REQUIRE(recorded->has_value());
-  const int agent_pid = (**recorded).agent_pid;
-  REQUIRE(agent_pid > 0);
+  // One per ToR, each `hpnctl switch agent --config .../switch-agent.json`.
+  const std::vector<int> agent_pids = (**recorded).agent_pids;
+  REQUIRE(agent_pids.size() == 8);
   auto agent = [&] {
-    std::ifstream comm("/proc/" + std::to_string(agent_pid) + "/comm");
-    std::string name;
-    return std::getline(comm, name) && name == "hpn-host-routes" ? 1 : 0;
+    int running = 0;
+    for (const int pid : agent_pids) {
+      std::ifstream cmdline("/proc/" + std::to_string(pid) + "/cmdline");
+      std::string args((std::istreambuf_iterator<char>(cmdline)), std::istreambuf_iterator<char>());
+      running += args.find(std::string("switch\0agent\0--config\0", 22)) != std::string::npos ? 1 : 0;
+    }
+    return running;
   };
-  CHECK(agent() == 1);
+  CHECK(agent() == 8);
 
   auto down = test::run_hpnctl("lab down", plan.dir.path());
   CHECK(down.exit_code == 0);

@@ -56,21 +56,32 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
   // Every switch runs FRR; the ToRs' host ports are the agent's; each host
   // port with a bond announces it; the single pod has no core rule to load.
   CHECK(ops.routing_started.size() == 20);
-  REQUIRE(ops.agents.size() == 1);
-  CHECK(ops.agents[0].size() == 8);
-  CHECK(ops.agents[0][0].netns == "hpn-abcd-tor-p0-s00-r1a");
+  // Each ToR runs its agent as its unit would: `hpnctl switch agent --config`
+  // on the switch-agent.json `config --all --bring-up` writes for it.
+  REQUIRE(ops.agents.size() == 8);
+  const auto& [launch, conf] = ops.agents[0];
+  CHECK(launch.netns == "hpn-abcd-tor-p0-s00-r1a");
+  CHECK(launch.config.ends_with("/tor-p0-s00-r1a/switch-agent.json"));
+  CHECK_FALSE(launch.binary.empty());
+  auto agent = hpn::switchconfig::read_agent_config(conf, launch.config);
+  REQUIRE(agent);
+  CHECK(agent->switch_name == "tor-p0-s00-r1a");
   // The lab runs the bring-up configuration: spare ports learn hosts too.
-  CHECK(ops.agents[0][0].ports == std::vector<std::string>{"etp1a", "etp1b", "etp2a", "etp2b", "etp3a", "etp3b",
-                                                            "etp4a", "etp4b", "etp9", "etp10", "etp11", "etp12",
-                                                            "etp13", "etp14", "etp15", "etp16"});
-  CHECK(ops.agents[0][0].pools == std::vector<std::string>{"10.0.0.0/12", "fd48:504e::/40"});
+  CHECK(agent->ports == std::vector<std::string>{"etp1a", "etp1b", "etp2a", "etp2b", "etp3a", "etp3b",
+                                                 "etp4a", "etp4b", "etp9", "etp10", "etp11", "etp12",
+                                                 "etp13", "etp14", "etp15", "etp16"});
+  REQUIRE(agent->prefixes.size() == 2);
+  CHECK(agent->prefixes[0].text == "10.0.0.0/12");
+  CHECK(agent->prefixes[1].text == "fd48:504e::/40");
+  CHECK(agent->table == 254);
+  CHECK(agent->protocol == 80);
   // Every member port of every bond announces both of the bond's addresses.
   CHECK(ops.announced.size() == 128);
   CHECK(ops.announced.front() == std::pair<std::string, std::string>{"hpn-abcd-host-p0-s00-h000", "nic1p1 10.0.0.16"});
   CHECK(ops.vtysh_applied.empty());
   // It waited for the sessions and host routes, then for the routes to settle.
   CHECK(said.back().starts_with("BGP converging: 96 of 96 session ends up, 128 of 128 host routes"));
-  CHECK(state->agent_pid == 4242);
+  CHECK(state->agent_pids == std::vector<int>{4242, 4243, 4244, 4245, 4246, 4247, 4248, 4249});
   CHECK(state->routers.size() == 20);
   const auto& [a, z] = ops.veths.front();
   CHECK(a.netns == "hpn-abcd-host-p0-s00-h000");
@@ -114,7 +125,7 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
     CHECK(down->namespaces_removed == 36);
     CHECK(ops.netns == std::set<std::string>{"unrelated"});
     CHECK(ops.stopped_routers == 20);
-    CHECK(ops.stopped_processes == std::vector<int>{4242});
+    CHECK(ops.stopped_processes == std::vector<int>{4242, 4243, 4244, 4245, 4246, 4247, 4248, 4249});  // each ToR's agent
     auto gone = LabStateFile(request_for(dir).state_path).load();
     REQUIRE(gone);
     CHECK_FALSE(gone->has_value());

@@ -29,6 +29,7 @@ LabUpRequest ssh_request(const test::TempDir& dir) {
   r.routing_root = dir.path().string();
   r.id = "beef";
   r.ssh = true;
+  r.agent_binary = HPNCTL_BINARY;  // the ToRs' agents: hpnctl switch agent, not this test binary
   return r;
 }
 

@@ -30,6 +30,7 @@ TEST_CASE("dataplane/lab (root): lab down after a SIGKILLed lab up leaves nothin
     r.blueprint_path = "examples/lab-pod.yaml";
     r.wiring = planned_wiring(lab_pod());
     r.state_path = state_path;
+    r.agent_binary = HPNCTL_BINARY;
     _exit(lab_up(r, ops) ? 0 : 1);
   }
   // Kill it once it is linking: namespaces made, veth pairs half done.

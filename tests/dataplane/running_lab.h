@@ -67,6 +67,7 @@ struct RunningLab {
     r.blueprint_path = "examples/lab-pod.yaml";
     r.wiring = wiring;
     r.state_path = state_path;
+    r.agent_binary = HPNCTL_BINARY;
     auto up = lab_up(r, ops);
     if (!up) FAIL(up.error().message);
     state = up.value();

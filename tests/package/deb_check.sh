@@ -32,7 +32,8 @@ for f in /usr/bin/hpnctl \
          /usr/share/man/man1/hpnctl.1 /usr/share/man/man1/hpnctl-export.1 /usr/share/man/man5/hpn-pod.yaml.5 \
          /usr/share/bash-completion/completions/hpnctl /usr/share/zsh/site-functions/_hpnctl \
          /usr/share/hpnctl/schemas/hpn-pod.schema.json /usr/share/hpnctl/schemas/blueprint.sql \
-         /usr/share/hpnctl/schemas/host-profile.schema.json; do
+         /usr/share/hpnctl/schemas/host-profile.schema.json /usr/share/hpnctl/schemas/switch-agent.schema.json \
+         /usr/lib/systemd/system/hpnctl-switch-agent.service /usr/share/man/man1/hpnctl-switch.1; do
   grep -qx "$f" "$work/files" || fail "the package lacks $f"
 done
 # Every man page and schema of the source tree is in it.
@@ -63,6 +64,11 @@ for soname in $(readelf -d "$build/cli/hpnctl" | sed -n 's/.*(NEEDED).*\[\(.*\)\
     fail "$soname ($pkg) is not in Depends: $depends"
 done
 echo "$depends" | grep -q "libc6 (>= " || fail "Depends has no versioned libc6: $depends"
+
+# The agent's unit is the source tree's, byte for byte.
+dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/lib/systemd/system/hpnctl-switch-agent.service >"$work/unit" ||
+  fail "cannot read the unit from the package"
+cmp -s "$work/unit" "$src/deploy/systemd/hpnctl-switch-agent.service" || fail "the packaged unit differs from the source's"
 
 # Unpacked (not installed), the binary runs and says its version.
 dpkg-deb -x "$deb" "$work/root"

@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "switchconfig/agent_config.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
@@ -101,7 +102,8 @@ TEST_CASE("config --all writes every switch, all or nothing, the same bytes each
   auto r = run_hpnctl("config --all --blueprint plan -o configs", dir.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.out == "wrote 36 switch configurations (109 files, " + r.out.substr(r.out.find("files, ") + 7));
+  // 3 files a switch, the agent's on each of the 16 ToRs, the manifest.
+  CHECK(r.out == "wrote 36 switch configurations (125 files, " + r.out.substr(r.out.find("files, ") + 7));
   auto manifest = nlohmann::json::parse(hpn::test::read_file(dir / "configs" / "hpnctl-config.json"));
   CHECK(manifest["format"] == "hpnctl-config-set");
   REQUIRE(manifest["switches"].size() == 36);
@@ -118,6 +120,20 @@ TEST_CASE("config --all writes every switch, all or nothing, the same bytes each
     // The file is the one `config SWITCH` prints.
     auto one = run_hpnctl("config " + s.get<std::string>() + " --blueprint plan", dir.path());
     CHECK(one.out == hpn::test::read_file(at / "frr.conf"));
+    // A ToR's agent configuration beside it, naming it, valid by the
+    // schema (python3-jsonschema) and read back by the agent's reader;
+    // a switch without hosts has none.
+    const bool tor = s.get<std::string>().starts_with("tor-");
+    CHECK(fs::exists(at / "switch-agent.json") == tor);
+    if (!tor) continue;
+    auto agent = hpn::switchconfig::read_agent_config(hpn::test::read_file(at / "switch-agent.json"), "x");
+    REQUIRE(agent);
+    CHECK(agent->switch_name == s.get<std::string>());
+    CHECK(agent->ports.size() == 8);
+    CHECK(std::system(("/usr/bin/python3 '" + hpn::test::source_path("tests/schema/validate_json.py").string() +
+                       "' '" + hpn::test::source_path("schemas/switch-agent.schema.json").string() + "' '" +
+                       (at / "switch-agent.json").string() + "' >/dev/null")
+                          .c_str()) == 0);
   }
   // Again: the set is swapped in whole, byte for byte the same.
   const std::string before = hpn::test::read_file(dir / "configs" / "core-1-00" / "frr.conf");
