@@ -340,10 +340,16 @@ TEST_CASE("dataplane/lab (root): two pods joined by the core: each cross-pod hop
   std::map<std::tuple<std::string, std::string, int>, std::string> rule;
   for (const auto& r : bp.core_rules) rule[{bp.devices[r.core].name, r.in_port, r.dst_pod}] = r.out_port;
   REQUIRE(rule.size() == bp.core_rules.size());
-  // pbrd installed its rules: one kernel rule per in-port and pod prefix.
+  // pbrd installed its rules: one kernel rule per in-port and pod prefix,
+  // two IPv6 and two IPv4 prefixes per pod.
   auto rules = lab.ops.rules(lab.netns("core-1-00"));
   REQUIRE(rules);
-  CHECK(std::count_if(rules->begin(), rules->end(), [](const RuleState& r) { return !r.iif.empty(); }) == 8 * 2);
+  for (int family : {4, 6}) {
+    INFO("IPv" << family);
+    CHECK(std::count_if(rules->begin(), rules->end(), [&](const RuleState& r) {
+            return !r.iif.empty() && r.family == family;
+          }) == 8 * 2);
+  }
 
   std::set<std::pair<std::string, std::string>> pairs;  // (core, in-port) exercised
   int crossings = 0;
