@@ -294,6 +294,10 @@ TEST_CASE("switchconfig: every active core rule forwards its pod's IPv4 and IPv6
     }
     CHECK(per_family[4] >= 1);
     CHECK(per_family[6] >= 1);
+    // SONiC's config_db.json names the same next hops.
+    const auto db = config_db(c);
+    CHECK(db["HPN_CORE_RULE"][std::to_string(r + 1)]["next_hop"] == via6);
+    CHECK(db["HPN_CORE_RULE"][std::to_string(r + 1)]["next_hop_ipv4"] == via4);
   }
   CHECK(rules == bp.core_rules.size());
   for (const auto& [core, sequences] : of_core) {
