@@ -140,7 +140,7 @@ std::string frr_conf(const SwitchConfig& c) {
     o += fmt::format(" neighbor {} interface {}peer-group FABRIC\n", p.ifname, has_link_ipv4(p) ? "v6only " : "");
     if (p.cable >= 0) o += fmt::format(" neighbor {} description {} AS {}\n", p.ifname, p.description, p.peer_asn);
   }
-  for (int family : {6, 4}) {
+  for (int family : {4, 6}) {
     const auto& networks = family == 4 ? c.bgp.networks4 : c.bgp.networks6;
     o += fmt::format(" !\n address-family {} unicast\n", family == 4 ? "ipv4" : "ipv6");
     for (const auto& n : networks) o += fmt::format("  network {}\n", n);
