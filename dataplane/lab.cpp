@@ -191,7 +191,9 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
     size_t rules = 0;
     for (const auto& r : p.configs[node]->core_rules) {
       if (!r.active || !wired_up[{node, r.in_port}] || !wired_up[{node, r.out_port}]) continue;
-      for (const auto& prefix : r.prefixes) rules += prefix.family == 6 && !r.nexthop_ipv6.empty() ? 1 : 0;
+      for (const auto& prefix : r.prefixes) {
+        rules += !(prefix.family == 6 ? r.nexthop_ipv6 : r.nexthop_ipv4).empty() ? 1 : 0;
+      }
     }
     p.pbr_rules[node] = rules;
   }

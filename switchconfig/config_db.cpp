@@ -97,6 +97,7 @@ json config_db(const SwitchConfig& c) {
                                      {"dst_pod", s(r.dst_pod)},
                                      {"out_port", r.out_port},
                                      {"next_hop", r.nexthop_ipv6},
+                                     {"next_hop_ipv4", r.nexthop_ipv4},
                                      {"fallback", r.fallback},
                                      {"status", r.active ? "active" : "reserved"}};
   }

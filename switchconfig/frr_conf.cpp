@@ -48,24 +48,35 @@ PbrMaps pbr_maps(const SwitchConfig& c) {
   }
   for (const auto& in : order) {
     int seq = 0;
-    for (const CoreRuleConfig* r : by_in[in]) {
-      for (const auto& p : r->prefixes) {
-        // Next hops are the planned far ends' /127s; the /31s are not
-        // configured (switch_config.h), so IPv4 rules have none yet.
-        if (p.family == 4) continue;
-        const std::string& via = r->nexthop_ipv6;
+    // IPv6 sequences first, then IPv4 (the RoCE traffic): a map's IPv6
+    // sequence numbers do not move when IPv4 prefixes are added.
+    for (int family : {6, 4}) {
+      for (const CoreRuleConfig* r : by_in[in]) {
+        // Next hops are the planned far ends' /127s and /31s, both
+        // configured on a core's links (switch_config.h). pbrd takes a
+        // next hop of the match's family only: an IPv6 (link-local) next
+        // hop for an IPv4 match gets a table with no IPv4 route.
+        const std::string& via = family == 4 ? r->nexthop_ipv4 : r->nexthop_ipv6;
         if (via.empty()) continue;
-        out.text += fmt::format(
-            "! core-rules.csv row {}: in {} for pod {} -> out {}; when {} is down: {}\n"
-            "pbr-map {} seq {}\n match dst-ip {}\n set nexthop {} {}\nexit\n",
-            r->row, r->in_port, r->dst_pod, r->out_port, r->out_port, r->fallback, pbr_map_name(*r),
-            ++seq, p.prefix, via, r->out_ifname);
+        for (const auto& p : r->prefixes) {
+          if (p.family != family) continue;
+          out.text += fmt::format(
+              "! core-rules.csv row {}: in {} for pod {} -> out {}; when {} is down: {}\n"
+              "pbr-map {} seq {}\n match dst-ip {}\n set nexthop {} {}\nexit\n",
+              r->row, r->in_port, r->dst_pod, r->out_port, r->out_port, r->fallback, pbr_map_name(*r),
+              ++seq, p.prefix, via, r->out_ifname);
+        }
       }
     }
     if (seq > 0) out.policy_of[in] = "CORE-IN-" + in;
   }
   return out;
 }
+
+// FRR peers an `interface` neighbour numbered, over the other address of
+// the port's /30 or /31, when the port has one; `v6only` keeps the session
+// on IPv6 link-local, so a miswired cable still forms one.
+bool has_link_ipv4(const PortConfig& p) { return !p.ipv4.empty() && (p.ipv4_len == 30 || p.ipv4_len == 31); }
 
 }  // namespace
 
@@ -126,7 +137,7 @@ std::string frr_conf(const SwitchConfig& c) {
   o += " neighbor FABRIC advertisement-interval 0\n neighbor FABRIC timers connect 2\n";
   for (const auto& p : c.ports) {
     if (!p.bgp) continue;
-    o += fmt::format(" neighbor {} interface peer-group FABRIC\n", p.ifname);
+    o += fmt::format(" neighbor {} interface {}peer-group FABRIC\n", p.ifname, has_link_ipv4(p) ? "v6only " : "");
     if (p.cable >= 0) o += fmt::format(" neighbor {} description {} AS {}\n", p.ifname, p.description, p.peer_asn);
   }
   for (int family : {4, 6}) {
@@ -142,8 +153,8 @@ std::string frr_conf(const SwitchConfig& c) {
 
   if (!c.core_rules.empty()) {
     if (!pbr.text.empty()) {
-      o += "! Core rules for the IPv6 host subnets of each pod: their next hops are the planned far\n"
-           "! ends' /127s. IPv4 rules need numbered /31s, which unnumbered peering leaves out.\n";
+      o += "! Core rules for the IPv6 and IPv4 host subnets of each pod: their next hops are the\n"
+           "! planned far ends' /127s and /31s.\n";
     }
     o += pbr.text;
     for (const auto& r : c.core_rules) {

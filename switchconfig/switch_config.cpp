@@ -266,6 +266,13 @@ SwitchConfig ConfigBuilder::build(int device) const {
       if (int l = link_of_cable_[cable]; l >= 0) {
         const LinkAddresses& a = bp.links[l];
         port.planned_ipv4 = fmt::format("{}/{}", end == 0 ? a.a_ipv4 : a.z_ipv4, a.ipv4_len);
+        // A core's links carry its rules' IPv4 next hops: the /31 is
+        // configured at both ends, so the core has a connected route to
+        // the far end and the aggregation switch answers its ARP.
+        if ((d.role == Role::core || peer.role == Role::core) && !a.a_ipv4.empty() && !a.z_ipv4.empty()) {
+          port.ipv4 = end == 0 ? a.a_ipv4 : a.z_ipv4;
+          port.ipv4_len = a.ipv4_len;
+        }
         port.ipv6 = end == 0 ? a.a_ipv6 : a.z_ipv6;
         port.peer_ipv4 = end == 0 ? a.z_ipv4 : a.a_ipv4;
         port.peer_ipv6 = end == 0 ? a.z_ipv6 : a.a_ipv6;
@@ -299,7 +306,8 @@ SwitchConfig ConfigBuilder::build(int device) const {
     if (auto in = by_name.find(rule.in_port); in != by_name.end()) k.in_ifname = in->second->ifname;
     if (auto out = by_name.find(rule.out_port); out != by_name.end()) {
       k.out_ifname = out->second->ifname;
-      k.nexthop_ipv4 = out->second->peer_ipv4;
+      // An IPv4 next hop only where the link's /31 is configured.
+      if (!out->second->ipv4.empty()) k.nexthop_ipv4 = out->second->peer_ipv4;
       k.nexthop_ipv6 = out->second->peer_ipv6;
     }
     if (rule.dst_pod >= 0 && rule.dst_pod < static_cast<int>(pod_prefixes_.size())) {

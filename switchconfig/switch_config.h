@@ -10,9 +10,11 @@
 // switch-to-switch port, never by planned peer address or AS: a cable
 // plugged into the wrong port still forms a session and carries traffic,
 // so probes see the miswire and name it instead of finding a dark cable.
-// The planned /31 and /127 are configured as well (traceroute, the core
-// rules' next hops), and the planned peer AS is recorded per session so a
-// session up to the wrong AS is reported (verify --bgp).
+// The planned /127s are configured as well (traceroute, the core rules'
+// IPv6 next hops), the planned /31s on a core's links (the rules' IPv4
+// next hops; those sessions are `interface v6only`, frr_conf.h), and the
+// planned peer AS is recorded per session so a session up to the wrong AS
+// is reported (verify --bgp).
 #pragma once
 
 #include <cstdint>
@@ -62,10 +64,12 @@ struct PortConfig {
   // Addresses configured: a switch-to-switch port's /127; a host-facing
   // port's gateway address as a /32 and /128 (each host port answers for
   // the rail's gateway; hosts are reached by their /32 and /128 routes).
-  // A switch-to-switch port's planned /31 is kept in planned_ipv4 and not
-  // configured: FRR peers an `interface` neighbour over the other address
-  // of a /31 when there is one, and a miswired cable would then form no
-  // session; over IPv6 link-local it forms one whatever it joins.
+  // A switch-to-switch port's planned /31 is kept in planned_ipv4, and
+  // configured only on the links of a core, where the core rules' IPv4
+  // next hops need it. FRR peers an `interface` neighbour over the other
+  // address of a /31 when there is one, and a miswired cable would then
+  // form no session; such ports peer `interface v6only`, so over IPv6
+  // link-local, which forms a session whatever the cable joins.
   std::string ipv4, ipv6;
   int ipv4_len = 0, ipv6_len = 0;
   std::string planned_ipv4;          // "172.16.0.0/31"
@@ -96,7 +100,8 @@ struct CoreRuleConfig {
   std::string in_ifname, out_ifname;
   int dst_pod = 0;
   std::vector<Prefix4or6> prefixes;  // dst_pod's host subnets, the whole reserved block
-  std::string nexthop_ipv4, nexthop_ipv6;  // out_port's planned peer
+  // out_port's planned peer; IPv4 only when the link's /31 is configured.
+  std::string nexthop_ipv4, nexthop_ipv6;
   std::string fallback;
   bool active = false;  // both pods built; reserved rules stay comments
   std::string reserved_because;  // why an inactive rule waits

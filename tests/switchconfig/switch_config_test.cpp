@@ -228,6 +228,131 @@ TEST_CASE("switchconfig: every core rule is traceable to its core-rules.csv row"
   }
 }
 
+// One pbr-map sequence as frr.conf gives it, with the comment before it.
+struct PbrSequence {
+  std::string comment, map;
+  int seq = 0;
+  std::string match, nexthop, ifname;
+};
+
+std::vector<PbrSequence> pbr_sequences(const std::string& conf) {
+  static const std::regex one(
+      "(! core-rules\\.csv row [^\n]*)\npbr-map (\\S+) seq (\\d+)\n match dst-ip (\\S+)\n set nexthop (\\S+) (\\S+)\nexit\n");
+  std::vector<PbrSequence> out;
+  for (auto it = std::sregex_iterator(conf.begin(), conf.end(), one); it != std::sregex_iterator(); ++it) {
+    const auto& m = *it;
+    out.push_back({m[1], m[2], std::stoi(m[3]), m[4], m[5], m[6]});
+  }
+  return out;
+}
+
+TEST_CASE("switchconfig: every active core rule forwards its pod's IPv4 and IPv6 subnets to its out-port's far end",
+          "[switchconfig]") {
+  const Blueprint& bp = lab_2pod();
+  auto builder = ConfigBuilder::create(bp);
+  REQUIRE(builder);
+  // The test's own view of each core port's far end: (core, port) -> the
+  // far end's planned /31 and /127 addresses.
+  std::map<std::pair<int, std::string>, std::pair<std::string, std::string>> far_end;
+  for (const auto& l : bp.links) {
+    const Cable& k = bp.cables[l.cable];
+    far_end[{k.a_device, k.a_port}] = {l.z_ipv4, l.z_ipv6};
+    far_end[{k.z_device, k.z_port}] = {l.a_ipv4, l.a_ipv6};
+  }
+  std::map<int, std::vector<PbrSequence>> of_core;
+  size_t rules = 0;
+  for (size_t r = 0; r < bp.core_rules.size(); ++r) {
+    const CoreRule& rule = bp.core_rules[r];
+    if (!of_core.count(rule.core)) of_core[rule.core] = pbr_sequences(frr_conf(builder->build(rule.core)));
+    const SwitchConfig c = builder->build(rule.core);
+    const std::string comment = fmt::format("! core-rules.csv row {}: in {} for pod {} -> out {}; when {} is down: ",
+                                            r + 1, rule.in_port, rule.dst_pod, rule.out_port, rule.out_port);
+    INFO(comment);
+    REQUIRE(rule.status == "active");
+    ++rules;
+    REQUIRE(far_end.count({rule.core, rule.out_port}));
+    const auto [via4, via6] = far_end.at({rule.core, rule.out_port});
+    REQUIRE_FALSE(via4.empty());
+    // The pod's prefixes, as the builder gives them (their extent is the
+    // next test's): each has one sequence, of this row, in the in-port's
+    // map, toward the out-port's far end in the prefix's own family.
+    std::map<int, int> per_family;
+    for (const auto& k : c.core_rules) {
+      if (k.row != static_cast<int>(r + 1)) continue;
+      for (const auto& prefix : k.prefixes) {
+        INFO(prefix.prefix);
+        ++per_family[prefix.family];
+        std::vector<const PbrSequence*> found;
+        for (const auto& s : of_core[rule.core]) {
+          if (s.map == "CORE-IN-" + rule.in_port && s.match == prefix.prefix) found.push_back(&s);
+        }
+        REQUIRE(found.size() == 1);
+        CHECK(found[0]->comment.rfind(comment, 0) == 0);
+        CHECK(found[0]->nexthop == (prefix.family == 4 ? via4 : via6));
+        CHECK(found[0]->ifname == rule.out_port);
+      }
+    }
+    CHECK(per_family[4] >= 1);
+    CHECK(per_family[6] >= 1);
+    // SONiC's config_db.json names the same next hops.
+    const auto db = config_db(c);
+    CHECK(db["HPN_CORE_RULE"][std::to_string(r + 1)]["next_hop"] == via6);
+    CHECK(db["HPN_CORE_RULE"][std::to_string(r + 1)]["next_hop_ipv4"] == via4);
+  }
+  CHECK(rules == bp.core_rules.size());
+  for (const auto& [core, sequences] : of_core) {
+    INFO(bp.devices[core].name);
+    // Each map numbers its sequences 1, 2, ...: the IPv6 ones first, so
+    // they keep the numbers they had before IPv4 rules were added.
+    std::map<std::string, std::vector<const PbrSequence*>> by_map;
+    for (const auto& s : sequences) by_map[s.map].push_back(&s);
+    CHECK(by_map.size() == 8);  // every cabled port of the core is an in-port
+    for (const auto& [map, list] : by_map) {
+      INFO(map);
+      bool seen4 = false;
+      for (size_t i = 0; i < list.size(); ++i) {
+        CHECK(list[i]->seq == static_cast<int>(i + 1));
+        const bool v4 = list[i]->match.find(':') == std::string::npos;
+        CHECK((list[i]->nexthop.find(':') == std::string::npos) == v4);
+        CHECK_FALSE((seen4 && !v4));
+        seen4 = seen4 || v4;
+      }
+      CHECK(seen4);
+    }
+  }
+}
+
+TEST_CASE("switchconfig: a core's links carry their /31 at both ends, and their sessions stay unnumbered",
+          "[switchconfig]") {
+  const Blueprint& bp = lab_2pod();
+  auto builder = ConfigBuilder::create(bp);
+  REQUIRE(builder);
+  size_t core_ends = 0, other_ends = 0;
+  for (const auto& l : bp.links) {
+    const Cable& k = bp.cables[l.cable];
+    const bool core_link = bp.devices[k.a_device].role == Role::core || bp.devices[k.z_device].role == Role::core;
+    for (const auto& [device, port, address] : {std::tuple{k.a_device, k.a_port, l.a_ipv4},
+                                                std::tuple{k.z_device, k.z_port, l.z_ipv4}}) {
+      const std::string conf = frr_conf(builder->build(device));
+      const std::string body = stanza(conf, port);
+      INFO(bp.devices[device].name << ":" << port);
+      REQUIRE_FALSE(body.empty());
+      if (core_link) {
+        ++core_ends;
+        CHECK(body.find(" ip address " + address + "/31\n") != std::string::npos);
+        // Numbered over the /31, a miswired cable would form no session.
+        CHECK(conf.find(" neighbor " + port + " interface v6only peer-group FABRIC\n") != std::string::npos);
+      } else {
+        ++other_ends;
+        CHECK(body.find(" ip address ") == std::string::npos);
+        CHECK(conf.find(" neighbor " + port + " interface peer-group FABRIC\n") != std::string::npos);
+      }
+    }
+  }
+  CHECK(core_ends > 0);
+  CHECK(other_ends > 0);
+}
+
 TEST_CASE("switchconfig: a pod's rules match its whole block of host subnets", "[switchconfig]") {
   // lab-2pod: 3 segments' room per pod (aggregation downlinks / ToRs per
   // plane and segment), 2 rails: pod 1 holds /64s 6..11 of fd48:504e::/40.
