@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <thread>
 #include <nlohmann/json.hpp>
 
@@ -61,6 +63,28 @@ TEST_CASE("dataplane/cli: bad arguments exit 2, missing privileges 3", "[datapla
   CHECK(r.err == "hpnctl: --format must be table or json\n");
   r = test::run_hpnctl("lab", plan.dir.path());
   CHECK(r.exit_code == 2);
+  {
+    // A record that is not an absolute, normal .json path: refused before
+    // privileges, in every lab command. The test's own record comes back.
+    const char* slot = std::getenv(hpn::lab::kLabStateVariable);
+    const std::string kept = slot ? slot : "";
+    for (const char* bad : {"lab.json", "/run/hpnctl/../lab.json", "/run/hpnctl/lab"}) {
+      INFO(bad);
+      REQUIRE(setenv(hpn::lab::kLabStateVariable, bad, 1) == 0);
+      for (const char* args : {"lab status", "lab down", "lab up --blueprint plan"}) {
+        INFO(args);
+        r = test::run_hpnctl(args, plan.dir.path());
+        CHECK(r.exit_code == 2);
+        CHECK(r.err == fmt::format("hpnctl: {}='{}': expected an absolute, normal path to a .json file\n",
+                                   hpn::lab::kLabStateVariable, bad));
+      }
+    }
+    if (slot) {
+      setenv(hpn::lab::kLabStateVariable, kept.c_str(), 1);
+    } else {
+      unsetenv(hpn::lab::kLabStateVariable);
+    }
+  }
   if (geteuid() != 0 || std::system("command -v setpriv >/dev/null 2>&1") != 0) {
     hpn::test::skip("exit 3 without root (needs root to drop it, and setpriv)");
   }
