@@ -90,24 +90,27 @@ std::string bond_address4(const Blueprint& bp, const std::string& host, int nic)
   return "";
 }
 
+// A UDP socket over IPv4 made inside a host's namespace, bound to
+// address:port (port 0: any).
+int udp4_socket_in(RunningLab& lab, const std::string& host, const std::string& address, int port) {
+  int fd = -1;
+  REQUIRE(run_in_netns(lab.netns(host), [&]() -> Status {
+    fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    inet_pton(AF_INET, address.c_str(), &a.sin_addr);
+    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return Error{std::strerror(errno)};
+    return {};
+  }));
+  return fd;
+}
+
 // One UDP datagram over IPv4 from one lab host's bond address to
 // another's: the sockets are made inside the hosts' namespaces.
 bool udp4_reaches(RunningLab& lab, const std::string& src, const std::string& dst, int nic) {
   const std::string from = bond_address4(lab_pod(), src, nic), to = bond_address4(lab_pod(), dst, nic);
-  auto socket_in = [&](const std::string& host, const std::string& address, int port) {
-    int fd = -1;
-    REQUIRE(run_in_netns(lab.netns(host), [&]() -> Status {
-      fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-      sockaddr_in a{};
-      a.sin_family = AF_INET;
-      a.sin_port = htons(static_cast<uint16_t>(port));
-      inet_pton(AF_INET, address.c_str(), &a.sin_addr);
-      if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return Error{std::strerror(errno)};
-      return {};
-    }));
-    return fd;
-  };
-  const int rx = socket_in(dst, to, 47000), tx = socket_in(src, from, 47001);
+  const int rx = udp4_socket_in(lab, dst, to, 47000), tx = udp4_socket_in(lab, src, from, 47001);
   timeval wait{1, 0};
   setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
   sockaddr_in peer{};
@@ -129,22 +132,6 @@ bool udp4_reaches(RunningLab& lab, const std::string& src, const std::string& ds
   ::close(rx);
   ::close(tx);
   return got;
-}
-
-// A UDP socket over IPv4 made inside a host's namespace, bound to
-// address:port (port 0: any).
-int udp4_socket_in(RunningLab& lab, const std::string& host, const std::string& address, int port) {
-  int fd = -1;
-  REQUIRE(run_in_netns(lab.netns(host), [&]() -> Status {
-    fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    inet_pton(AF_INET, address.c_str(), &a.sin_addr);
-    if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) return Error{std::strerror(errno)};
-    return {};
-  }));
-  return fd;
 }
 
 // (device, interface) -> packets received and sent, as `ip -s -j link`
