@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -126,7 +127,30 @@ Result<LabState> state_from_json(const nlohmann::json& j) {
   }
 }
 
+namespace {
+
+// The record's directory is one no other user can write: root trusts
+// the record (the namespaces and processes lab down removes) and writes
+// beside it, and HPNCTL_LAB_STATE may name any directory, /tmp among them.
+Status check_record_directory(const std::string& record) {
+  const fs::path dir = fs::path(record).parent_path();
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0) {
+    if (errno == ENOENT) return {};
+    return Error{fmt::format("{}: {}", dir.string(), std::strerror(errno))};
+  }
+  if (!S_ISDIR(st.st_mode)) return Error{fmt::format("{}: the lab record's directory is not a directory", dir.string())};
+  if ((st.st_uid != geteuid() && st.st_uid != 0) || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+    return Error{fmt::format("{}: the lab record's directory must be yours or root's and writable by no one else",
+                             dir.string())};
+  }
+  return {};
+}
+
+}  // namespace
+
 Result<std::optional<LabState>> LabStateFile::load() const {
+  if (auto dir = check_record_directory(path_); !dir) return dir.error();
   std::ifstream in(path_, std::ios::binary);
   if (!in) {
     if (errno == ENOENT) return std::optional<LabState>{};
@@ -167,11 +191,13 @@ Result<bool> LabStateFile::create(const LabState& state) const {
   std::error_code ec;
   fs::create_directories(fs::path(path_).parent_path(), ec);
   if (ec) return Error{fmt::format("{}: {}", fs::path(path_).parent_path().string(), ec.message())};
+  if (auto dir = check_record_directory(path_); !dir) return dir.error();
   // Written whole beside the record, then link(2)ed into place: link fails
   // with EEXIST when a record exists, so the exclusive create and a
   // complete file are one atomic step (a kill cannot leave half a record).
+  // The copy is new (O_EXCL): never a file or link someone left there.
   const std::string tmp = fmt::format("{}.{}.tmp", path_, getpid());
-  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) return Error{fmt::format("{}: {}", tmp, std::strerror(errno))};
   if (auto ok = write_all(fd, to_json(state).dump(1) + "\n", tmp); !ok) return ok.error();
   const int linked = link(tmp.c_str(), path_.c_str());

@@ -231,3 +231,31 @@ TEST_CASE("dataplane/lab: without FRR, lab up says which package to install and 
   REQUIRE(record);
   CHECK_FALSE(record->has_value());
 }
+
+TEST_CASE("dataplane/lab: a record in a directory another user can write is neither written nor read",
+          "[dataplane][lab]") {
+  test::TempDir dir;
+  const std::filesystem::path shared = dir / "shared";
+  std::filesystem::create_directory(shared);
+  std::filesystem::permissions(shared, std::filesystem::perms::all | std::filesystem::perms::sticky_bit);  // as /tmp is
+  const std::string record = (shared / "lab.json").string();
+  LabState s;
+  s.id = "ab12";
+  s.prefix = "hpn-ab12-";
+  auto created = LabStateFile(record).create(s);
+  REQUIRE_FALSE(created);
+  CHECK_THAT(created.error().message, Catch::Contains("writable by no one else"));
+  CHECK(std::filesystem::is_empty(shared));
+  // A record planted there is not trusted either (lab down would remove
+  // the namespaces and stop the processes it names).
+  test::write_file(shared / "lab.json", "{}\n");
+  auto loaded = LabStateFile(record).load();
+  REQUIRE_FALSE(loaded);
+  CHECK_THAT(loaded.error().message, Catch::Contains("writable by no one else"));
+  // The same directory, writable by its owner alone: the record is made.
+  std::filesystem::remove(shared / "lab.json");
+  std::filesystem::permissions(shared, std::filesystem::perms::owner_all);
+  auto again = LabStateFile(record).create(s);
+  REQUIRE(again);
+  CHECK(again.value());
+}
