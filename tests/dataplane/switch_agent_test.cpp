@@ -156,6 +156,12 @@ TEST_CASE("switch agent: a restart keeps every route still valid and withdraws o
                                "ip -n {1} route add 192.168.5.5/32 dev p1 proto 80 && "
                                "ip -n {1} route add 10.0.0.99/32 dev p1 proto 80",
                                b.hosts, b.tor)));
+  // The kernel's linkwatch reports p2's carrier loss asynchronously (up
+  // to a second later under load): the agent must start after it, as the
+  // case it tests is a port already without carrier at start.
+  REQUIRE(shell_ok(fmt::format("for i in $(seq 100); do ip -n {} link show p2 | grep -q NO-CARRIER && exit 0; "
+                               "sleep 0.05; done; exit 1",
+                               b.tor)));
 
   REQUIRE(b.agent.start(b.tor, b.config, b.dir.path()));
   const std::string ready = b.agent.wait_for("READY=1");
