@@ -10,7 +10,7 @@
 #include "cli/completion.h"
 #include "cli/exit.h"
 #include "cli/progress.h"
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 #include "switchconfig/config_db.h"
 #include "switchconfig/config_set.h"
 #include "switchconfig/frr_conf.h"

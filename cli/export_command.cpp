@@ -22,7 +22,7 @@
 #include "blueprint/store.h"
 #include "cli/completion.h"
 #include "cli/exit.h"
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 
 namespace hpn::cli {
 

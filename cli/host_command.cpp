@@ -18,12 +18,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "dataplane/host_announce.h"
-#include "dataplane/host_apply.h"
-#include "dataplane/host_netlink.h"
-#include "dataplane/host_profile.h"
-#include "dataplane/host_state.h"
-#include "dataplane/netns.h"
+#include "host/host_announce.h"
+#include "host/host_apply.h"
+#include "host/host_netlink.h"
+#include "host/host_profile.h"
+#include "host/host_state.h"
+#include "system/netns.h"
 
 namespace hpn::cli {
 

@@ -13,7 +13,7 @@
 #include "blueprint/target.h"
 #include "cli/completion.h"
 #include "cli/exit.h"
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 #include "planner/impact.h"
 #include "planner/impact_output.h"
 

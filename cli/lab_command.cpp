@@ -16,12 +16,12 @@
 #include <string>
 
 #include "blueprint/store.h"
-#include "dataplane/lab.h"
-#include "dataplane/lab_fleet.h"
-#include "dataplane/lab_verify.h"
+#include "lab/lab.h"
+#include "lab/lab_fleet.h"
+#include "lab/lab_verify.h"
 #include "blueprint/atomic_file.h"
 #include "blueprint/export_ansible.h"
-#include "dataplane/netlink_ops.h"
+#include "lab/netlink_ops.h"
 #include "blueprint/fabric_index.h"
 #include "blueprint/text_table.h"
 #include <limits.h>

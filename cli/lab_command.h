@@ -1,5 +1,5 @@
 // `hpnctl lab up | down | status`: argument parsing and exit codes for the
-// lab (dataplane/lab.h does the work).
+// lab (lab/lab.h does the work).
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -31,7 +31,7 @@
 #include "cli/switch_command.h"
 #include "cli/query_command.h"
 #include "cli/verify_command.h"
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 
 namespace {
 

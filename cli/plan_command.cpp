@@ -15,7 +15,7 @@
 #include "blueprint/render.h"
 #include "blueprint/store.h"
 
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 #include "planner/plan.h"
 #include "planner/plan_diff.h"
 #include "planner/plan_output.h"

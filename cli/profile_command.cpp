@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "blueprint/store.h"
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 #include "planner/nic_map.h"
 #include "planner/profile.h"
 #include "planner/profile_files.h"

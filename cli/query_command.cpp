@@ -19,7 +19,7 @@
 #include "blueprint/render.h"
 #include "blueprint/store.h"
 #include "blueprint/target.h"
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 #include "planner/plant.h"
 #include "planner/spec_loader.h"
 

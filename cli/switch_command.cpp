@@ -9,8 +9,8 @@
 #include "blueprint/input_file.h"
 #include "cli/exit.h"
 #include "cli/progress.h"
-#include "dataplane/host_routes.h"
-#include "dataplane/sd_notify.h"
+#include "switch/host_routes.h"
+#include "system/sd_notify.h"
 #include "switchconfig/agent_config.h"
 
 namespace hpn::cli {

@@ -1,5 +1,5 @@
 // `hpnctl switch`: what runs on a switch. `switch agent --config FILE` is the
-// ToR host-route agent (dataplane/host_routes.h), as the packaged unit
+// ToR host-route agent (switch/host_routes.h), as the packaged unit
 // hpnctl-switch-agent.service runs it. See hpnctl-switch(1).
 #pragma once
 

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <iostream>
 
-#include "dataplane/lab.h"
-#include "dataplane/lab_verify.h"
-#include "dataplane/netlink_ops.h"
+#include "lab/lab.h"
+#include "lab/lab_verify.h"
+#include "lab/netlink_ops.h"
 #include "cli/exit.h"
 #include "blueprint/atomic_file.h"
 #include "probe/agent_output.h"

@@ -10,7 +10,7 @@
 #include "blueprint/model.h"
 #include "cli/progress.h"
 #include "blueprint/result.h"
-#include "dataplane/wiring.h"
+#include "lab/wiring.h"
 #include "probe/observation.h"
 #include "probe/silence.h"
 #include "validator/bgp.h"

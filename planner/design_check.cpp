@@ -9,7 +9,7 @@
 #include <optional>
 
 #include "planner/addressing.h"
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 #include "planner/naming.h"
 #include "planner/topology.h"
 

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "blueprint/diagnostics.h"
+
 namespace hpn {
 
 struct HostSpec {
@@ -186,12 +188,6 @@ struct TransportSpec {
   int ib_retry_cnt = 0;       // NCCL_IB_RETRY_CNT
   int ib_gid_index = 0;       // NCCL_IB_GID_INDEX: the RoCE v2 GID of the bond's IPv4 address
   int ib_traffic_class = 0;   // NCCL_IB_TC: DSCP << 2 | ECN
-};
-
-// Where a key sat in the spec file, for errors that point at it.
-struct SourceLocation {
-  int line = 0;    // 1-based
-  int column = 0;  // 1-based
 };
 
 struct Spec {

@@ -19,7 +19,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 #include "planner/plant.h"
 #include "planner/yaml_lines.h"
 

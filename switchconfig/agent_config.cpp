@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "planner/diagnostics.h"
+#include "blueprint/diagnostics.h"
 
 namespace hpn::switchconfig {
 

@@ -25,7 +25,7 @@ struct WiredCable {
   PortRef a, z;
   // "", "down", "drop-a-z", "drop-z-a", or "loss-a-z:N" / "loss-z-a:N" (N%
   // of that direction's crossings lost at random, N a decimal), as the
-  // lab's wiring file names them (dataplane/wiring.h); or of a switch at
+  // lab's wiring file names them (lab/wiring.h); or of a switch at
   // one end, which is then the end's port's: "ioam-off-a" / "ioam-off-z"
   // (it writes no IOAM record into what enters there), "icmp-off-a" /
   // "icmp-off-z" (it sends no ICMPv6 error out of there).

@@ -1,6 +1,6 @@
 // The host-profile reader of `host apply` (dataplane/host_profile.h): a
 // profile copied to a host, maybe edited by hand, read as root.
-#include "dataplane/host_profile.h"
+#include "host/host_profile.h"
 #include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

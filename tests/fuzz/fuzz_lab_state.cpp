@@ -3,7 +3,7 @@
 // does. A record accepted survives a write and a read unchanged.
 #include <nlohmann/json.hpp>
 
-#include "dataplane/lab_state.h"
+#include "lab/lab_state.h"
 #include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

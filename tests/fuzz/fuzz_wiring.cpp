@@ -6,7 +6,7 @@
 #include <optional>
 #include <sstream>
 
-#include "dataplane/wiring.h"
+#include "lab/wiring.h"
 #include "planner/plan.h"
 #include "planner/spec_loader.h"
 #include "fuzz_util.h"

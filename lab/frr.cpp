@@ -1,0 +1,309 @@
+#include "lab/frr.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iterator>
+#include <fstream>
+#include <thread>
+
+#include "blueprint/atomic_file.h"
+
+namespace hpn::lab {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+std::vector<std::string> RoutingDaemons::names() const {
+  std::vector<std::string> out{"zebra", "bgpd"};
+  if (pbrd) out.push_back("pbrd");
+  return out;
+}
+
+namespace {
+
+// The frr user, looked up once: getpwnam() returns static storage, and the
+// lab starts switches from several threads at once.
+struct FrrUser {
+  bool found = false;
+  uid_t uid = 0;
+  gid_t gid = 0;
+};
+const FrrUser& frr_user() {
+  static const FrrUser user = [] {
+    FrrUser u;
+    passwd entry{};
+    passwd* found = nullptr;
+    std::vector<char> buffer(16384);
+    if (getpwnam_r("frr", &entry, buffer.data(), buffer.size(), &found) == 0 && found != nullptr) {
+      u = {true, entry.pw_uid, entry.pw_gid};
+    }
+    return u;
+  }();
+  return user;
+}
+
+}  // namespace
+
+Status check_frr(bool pbrd) {
+  std::vector<std::string> needed{std::string(kFrrDaemonDir) + "/zebra", std::string(kFrrDaemonDir) + "/bgpd",
+                                  kVtysh};
+  if (pbrd) needed.push_back(std::string(kFrrDaemonDir) + "/pbrd");
+  for (const auto& path : needed) {
+    if (access(path.c_str(), X_OK) != 0) {
+      return Error{fmt::format("the lab's switches run FRR, and {} is not installed: install Debian's '{}' "
+                               "package (tools/deps.sh does)", path, kFrrPackage)};
+    }
+  }
+  if (!frr_user().found) return Error{fmt::format("no user 'frr': reinstall Debian's '{}' package", kFrrPackage)};
+  return {};
+}
+
+namespace {
+
+struct Spawn {
+  std::string netns;
+  std::vector<std::string> argv;
+  std::string log;  // stdout and stderr to this file (daemons, which keep them open); else captured
+};
+
+Result<ProcessResult> spawn(const Spawn& s, std::chrono::milliseconds timeout) {
+  int out[2] = {-1, -1}, err[2] = {-1, -1};
+  const bool capture = s.log.empty();
+  if (capture && (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)) {
+    return Error{fmt::format("pipe: {}", std::strerror(errno))};
+  }
+  const std::string path = "/run/netns/" + s.netns;
+  std::vector<char*> argv;
+  for (const auto& a : s.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return Error{fmt::format("fork: {}", std::strerror(errno))};
+  if (pid == 0) {
+    // Only async-signal-safe calls from here to exec.
+    if (!s.netns.empty()) {
+      const int ns = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) _exit(126);
+    }
+    const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null >= 0) dup2(null, STDIN_FILENO);
+    if (capture) {
+      dup2(out[1], STDOUT_FILENO);
+      dup2(err[1], STDERR_FILENO);
+    } else {
+      const int log = open(s.log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+      if (log < 0) _exit(126);
+      dup2(log, STDOUT_FILENO);
+      dup2(log, STDERR_FILENO);
+    }
+    setsid();
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  ProcessResult r;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  if (capture) {
+    close(out[1]);
+    close(err[1]);
+    pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+    int open_fds = 2;
+    while (open_fds > 0) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) break;
+      if (poll(fds, 2, static_cast<int>(left.count())) <= 0) continue;
+      for (int i = 0; i < 2; ++i) {
+        if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+        char buffer[8192];
+        const ssize_t n = read(fds[i].fd, buffer, sizeof buffer);
+        if (n <= 0) {
+          close(fds[i].fd);
+          fds[i].fd = -1;
+          --open_fds;
+          continue;
+        }
+        (i == 0 ? r.out : r.err).append(buffer, static_cast<size_t>(n));
+      }
+    }
+    for (auto& f : fds) {
+      if (f.fd >= 0) close(f.fd);
+    }
+  }
+  int status = 0;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) break;
+    if (std::chrono::steady_clock::now() >= deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      r.exit_code = -1;
+      r.err += fmt::format("{}: no answer within {} ms", s.argv[0], timeout.count());
+      return r;
+    }
+    std::this_thread::sleep_for(5ms);
+  }
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+Status owned_by_frr(const std::string& path, mode_t mode) {
+  const FrrUser& frr = frr_user();
+  if (!frr.found) return Error{fmt::format("no user 'frr': install Debian's '{}' package", kFrrPackage)};
+  if (chown(path.c_str(), frr.uid, frr.gid) != 0 || chmod(path.c_str(), mode) != 0) {
+    return Error{fmt::format("{}: {}", path, std::strerror(errno))};
+  }
+  return {};
+}
+
+Status write_frr_file(const std::string& path, const std::string& text) {
+  {
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) return Error{fmt::format("{}: cannot write: {}", path, std::strerror(errno))};
+  }
+  return owned_by_frr(path, 0640);
+}
+
+
+}  // namespace
+
+Result<pid_t> read_pid(const std::string& path) {
+  std::ifstream in(path);
+  long pid = 0;
+  if (!(in >> pid) || pid <= 1) return Error{path + ": no pid"};
+  return static_cast<pid_t>(pid);
+}
+
+Result<ProcessResult> run_in_namespace(const std::string& netns, const std::vector<std::string>& argv,
+                                       std::chrono::milliseconds timeout) {
+  return spawn({netns, argv, {}}, timeout);
+}
+
+Status start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
+  std::error_code ec;
+  fs::create_directories(d.dir, ec);
+  if (ec) return Error{fmt::format("{}: {}", d.dir, ec.message())};
+  if (auto ok = owned_by_frr(d.dir, 0755); !ok) return ok;
+  if (auto ok = write_frr_file(d.config(), frr_conf); !ok) return ok;
+  // The pathspace's sockets (vty, zserv) live here; vtysh -N finds them.
+  const std::string sockets = std::string(kFrrStateDir) + "/" + d.netns;
+  fs::create_directories(sockets, ec);
+  if (ec) return Error{fmt::format("{}: {}", sockets, ec.message())};
+  if (auto ok = owned_by_frr(kFrrStateDir, 0755); !ok) return ok;
+  if (auto ok = owned_by_frr(sockets, 0755); !ok) return ok;
+  const std::string log = d.dir + "/frr.log";
+  { std::ofstream touch(log, std::ios::app); }
+  if (auto ok = owned_by_frr(log, 0640); !ok) return ok;
+  for (const auto& daemon : d.names()) {
+    // -d: the launcher returns once the daemon has read its configuration
+    // and opened its sockets, so bgpd finds zebra's socket in place.
+    const std::vector<std::string> argv{std::string(kFrrDaemonDir) + "/" + daemon,
+                                        "-d",
+                                        "-N", d.netns,
+                                        "-f", d.config(),
+                                        "-i", d.dir + "/" + daemon + ".pid",
+                                        "--log", "file:" + log};
+    auto r = spawn({d.netns, argv, log}, 15s);
+    if (!r) return r.error();
+    if (r->exit_code != 0) {
+      std::ifstream in(log);
+      std::vector<std::string> lines;
+      for (std::string line; std::getline(in, line);) lines.push_back(line);
+      std::string said;
+      for (size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i) said += "\n    " + lines[i];
+      return Error{fmt::format("{}: {} exited with {}; its log ends:{}", d.device, daemon, r->exit_code, said)};
+    }
+  }
+  return {};
+}
+
+Status stop_routing(const std::vector<RoutingDaemons>& sets, std::chrono::milliseconds grace) {
+  std::vector<pid_t> running;
+  for (const auto& d : sets) {
+    for (const auto& daemon : d.names()) {
+      auto pid = read_pid(d.dir + "/" + daemon + ".pid");
+      if (pid && kill(*pid, SIGTERM) == 0) running.push_back(*pid);
+    }
+  }
+  const auto deadline = std::chrono::steady_clock::now() + grace;
+  for (pid_t pid : running) {
+    while (kill(pid, 0) == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+    if (kill(pid, 0) == 0) kill(pid, SIGKILL);
+  }
+  for (const auto& d : sets) {
+    std::error_code ec;
+    fs::remove_all(std::string(kFrrStateDir) + "/" + d.netns, ec);
+  }
+  return {};
+}
+
+namespace {
+
+std::string log_tail(const std::string& log, size_t lines_wanted) {
+  std::ifstream in(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  std::string said;
+  for (size_t i = lines.size() > lines_wanted ? lines.size() - lines_wanted : 0; i < lines.size(); ++i) {
+    said += "\n    " + lines[i];
+  }
+  return said;
+}
+
+}  // namespace
+
+std::string routing_problem(const RoutingDaemons& d) {
+  for (const auto& daemon : d.names()) {
+    auto pid = read_pid(d.dir + "/" + daemon + ".pid");
+    // A zombie still answers kill(0): read its state.
+    bool alive = pid && kill(*pid, 0) == 0;
+    if (alive) {
+      std::ifstream stat("/proc/" + std::to_string(*pid) + "/stat");
+      std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+      const size_t close = all.rfind(')');
+      alive = close != std::string::npos && close + 2 < all.size() && all[close + 2] != 'Z';
+    }
+    if (!alive) return fmt::format("{}'s {} is not running; its log ends:{}", d.device, daemon, log_tail(d.dir + "/frr.log", 6));
+  }
+  return "";
+}
+
+Result<std::string> vtysh(const std::string& netns, const std::vector<std::string>& commands,
+                          std::chrono::milliseconds timeout) {
+  std::vector<std::string> argv{kVtysh, "-N", netns};
+  for (const auto& c : commands) {
+    argv.push_back("-c");
+    argv.push_back(c);
+  }
+  auto r = spawn({netns, argv, {}}, timeout);
+  if (!r) return r.error();
+  if (r->exit_code != 0) {
+    return Error{fmt::format("{}: vtysh -c '{}' exited with {}: {}", netns, commands.empty() ? "" : commands[0],
+                             r->exit_code, r->err.empty() ? r->out : r->err)};
+  }
+  return r->out;
+}
+
+Status vtysh_apply(const RoutingDaemons& d, const std::string& name, const std::string& lines) {
+  const std::string path = d.dir + "/" + name;
+  if (auto ok = write_frr_file(path, lines); !ok) return ok;
+  auto r = spawn({d.netns, {kVtysh, "-N", d.netns, "-f", path}, {}}, 15s);
+  if (!r) return r.error();
+  if (r->exit_code != 0) {
+    return Error{fmt::format("{}: vtysh -f {} exited with {}: {}", d.device, path, r->exit_code,
+                             r->err.empty() ? r->out : r->err)};
+  }
+  return {};
+}
+
+}  // namespace hpn::lab

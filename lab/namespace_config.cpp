@@ -1,0 +1,145 @@
+#include "lab/namespace_config.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "lab/faults.h"
+#include "planner/profile.h"
+#include "planner/profile_json.h"
+#include "switchconfig/linux_sysctl.h"
+
+namespace hpn::lab {
+
+namespace {
+
+std::string conf(const std::string& ifname, const char* key) {
+  return fmt::format("net/ipv6/conf/{}/{}", ifname, key);
+}
+
+}  // namespace
+
+std::optional<Sysctl> lab_sysctl(const switchconfig::KernelSetting& s, const std::vector<std::string>& ifnames) {
+  // net.{ipv4,ipv6}.{conf,neigh}.IFNAME.key: per interface.
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t dot = s.key.find('.'); ; dot = s.key.find('.', start)) {
+    parts.push_back(s.key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  if (parts.size() == 5 && (parts[2] == "conf" || parts[2] == "neigh") && parts[3] != "all" &&
+      parts[3] != "default" && std::find(ifnames.begin(), ifnames.end(), parts[3]) == ifnames.end()) {
+    return std::nullopt;
+  }
+  std::string key;
+  for (size_t i = 0; i < parts.size(); ++i) key += (i ? "/" : "") + parts[i];
+  return Sysctl{key, s.value, s.optional};
+}
+
+Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(const Blueprint& bp, LabTopology& t) {
+  // The lab runs the bring-up configurations: a cable plugged into a spare
+  // port must carry traffic for verify to name it.
+  auto builder = switchconfig::ConfigBuilder::create(bp, {.bring_up = true});
+  if (!builder) return builder.error();
+  std::vector<std::optional<switchconfig::SwitchConfig>> configs(t.nodes.size());
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    if (t.nodes[n].is_host) continue;
+    configs[n] = builder->build(t.nodes[n].device);
+    t.ioam_namespace = configs[n]->ioam_namespace;
+  }
+  for (auto& link : t.links) {
+    for (LabPort* end : {&link.a, &link.z}) {
+      const auto& c = configs[t.node_of(end->device)];
+      if (!c || !c->has_gateway) continue;
+      Mac mac{};
+      for (const auto& p : c->ports) {
+        if (p.name == end->port && p.learns_hosts && parse_mac(c->gateway.mac, mac)) {
+          end->mac = mac;
+        }
+      }
+    }
+  }
+  return configs;
+}
+
+std::vector<const switchconfig::SwitchConfig*> config_pointers(
+    const std::vector<std::optional<switchconfig::SwitchConfig>>& configs) {
+  std::vector<const switchconfig::SwitchConfig*> out;
+  for (const auto& c : configs) out.push_back(c ? &*c : nullptr);
+  return out;
+}
+
+std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTopology& t,
+                                               const std::vector<const switchconfig::SwitchConfig*>& switches) {
+  std::vector<NamespaceConfig> out(t.nodes.size());
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    const Device& d = bp.devices[t.nodes[n].device];
+    const switchconfig::SwitchConfig* sw = switches.at(n);
+    NamespaceConfig& c = out[n];
+    std::vector<std::string> ifnames;
+    c.links_up.push_back("lo");
+    for (const auto& link : t.links) {
+      for (const LabPort* mine : {&link.a, &link.z}) {
+        if (t.node_of(mine->device) != static_cast<int>(n)) continue;
+        ifnames.push_back(mine->ifname);
+        // Only the addresses we give: no EUI-64 link-local beside ours.
+        c.sysctls.push_back({conf(mine->ifname, "addr_gen_mode"), "1"});
+        c.addresses.push_back({mine->ifname, mine->link_local, 64, false});
+        // A host's ports are its profile's (host apply): the lab gives them
+        // only their link-local address.
+        if (d.role == Role::host || stays_down(link)) continue;
+        c.links_up.push_back(mine->ifname);
+      }
+    }
+    for (const auto& u : t.unplugged) {
+      if (t.node_of(u.port.device) != static_cast<int>(n)) continue;
+      c.sysctls.push_back({conf(u.port.ifname, "addr_gen_mode"), "1"});
+      c.addresses.push_back({u.port.ifname, u.port.link_local, 64, false});
+    }
+    if (sw != nullptr) {
+      // The switch configuration's own settings, for the ports this
+      // namespace has.
+      for (const auto& setting : switchconfig::linux_sysctls(*sw)) {
+        if (auto s = lab_sysctl(setting, ifnames)) c.sysctls.push_back(std::move(*s));
+      }
+      c.ioam_namespaces.push_back(sw->ioam_namespace);
+      // The lab's switches answer switch probes (ICMPv6 errors) at up to
+      // 1000 a second per destination; Linux's default is one a second, and
+      // a real switch's control plane polices them to a few hundred.
+      c.sysctls.push_back({"net/ipv6/icmp/ratelimit", "1"});
+      // A port with IOAM off (an ioam-off fault): after the configuration's
+      // own setting, which it overrides.
+      for (const auto& link : t.links) {
+        if (link.fault.kind != FaultKind::ioam_off) continue;
+        const LabPort& at = link.fault.at_z ? link.z : link.a;
+        if (t.node_of(at.device) == static_cast<int>(n)) c.sysctls.push_back({conf(at.ifname, "ioam6_enabled"), "0"});
+      }
+    } else {
+      // The profile sets the hash policy; the lab fixes the seed, so a lab
+      // hashes the same way every time it comes up (the key exists from
+      // Linux 6.11).
+      c.sysctls.push_back({"net/ipv4/fib_multipath_hash_seed", std::to_string(d.node_id), true});
+    }
+    c.nft_script = fault_script(t, static_cast<int>(n), FaultPhase::before_routing);
+  }
+  return out;
+}
+
+static_assert(kHostTableBase == kBackendTableBase, "the forwarding model routes hosts by their profiles' tables");
+
+Result<std::map<int, host::ApplyProfile>> host_profiles(const Blueprint& bp, const LabTopology& t) {
+  std::map<int, host::ApplyProfile> out;
+  auto builder = ProfileBuilder::create(bp, {});
+  if (!builder) return builder.error();
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    if (!t.nodes[n].is_host) continue;
+    const HostProfile profile = builder->build(t.nodes[n].device);
+    auto parsed = host::parse_apply_profile(profile_json(profile).dump(2), "profile of " + profile.host);
+    if (!parsed) return parsed.error();
+    out.emplace(static_cast<int>(n), std::move(parsed.value()));
+  }
+  return out;
+}
+
+}  // namespace hpn::lab
