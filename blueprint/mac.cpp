@@ -39,6 +39,13 @@ Mac bond_mac(std::uint32_t node_id, int nic) {
           static_cast<std::uint8_t>(nic)};
 }
 
+bool decode_bond_mac(const Mac& mac, std::uint32_t& node_id, int& nic) {
+  if (mac[0] != 0x02 || mac[1] != 0x4e) return false;
+  node_id = std::uint32_t{mac[2]} << 16 | std::uint32_t{mac[3]} << 8 | mac[4];
+  nic = mac[5];
+  return true;
+}
+
 Mac port_mac(std::uint32_t node_id, std::uint16_t port_id) {
   return {0x02,
           static_cast<std::uint8_t>(node_id >> 16),

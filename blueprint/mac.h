@@ -29,6 +29,10 @@ bool parse_mac(std::string_view text, Mac& out);
 bool is_local_unicast(const Mac& mac);
 
 Mac bond_mac(std::uint32_t node_id, int nic);
+// The node ID a bond MAC was made for; false for a MAC not of the form
+// 02:4e:<node>:<nic> (a NIC's own, another scheme's). host apply uses it to
+// tell a host an earlier apply made another node.
+bool decode_bond_mac(const Mac& mac, std::uint32_t& node_id, int& nic);
 Mac port_mac(std::uint32_t node_id, std::uint16_t port_id);
 
 // A lab port's IPv6 link-local address, from the same two numbers:

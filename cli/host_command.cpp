@@ -311,7 +311,7 @@ int run_announce(const HostArgs& a) {
     j["sent"] = ordered_json::array();
     for (const auto& s : *announcements) {
       j["sent"].push_back({{"port", s.port}, {"bond", s.bond}, {"kind", s.kind == AnnounceKind::garp ? "garp" : "na"},
-                           {"address", s.address}, {"mac", mac_text(s.mac)}});
+                           {"address", s.address}, {"mac", hpn::to_string(s.mac)}});
     }
     std::cout << j.dump(2) << '\n';
     return kOk;
@@ -320,7 +320,7 @@ int run_announce(const HostArgs& a) {
                            announcements->size() == 1 ? "" : "s", a.count, a.count == 1 ? "" : "s");
   for (const auto& s : *announcements) {
     std::cout << fmt::format("  {} {} from {} on {} ({})\n", s.kind == AnnounceKind::garp ? "gratuitous ARP" : "unsolicited NA",
-                             s.address, mac_text(s.mac), s.port, s.bond);
+                             s.address, hpn::to_string(s.mac), s.port, s.bond);
   }
   return kOk;
 }

@@ -24,7 +24,7 @@ class FrameWriter {
     be16(static_cast<std::uint16_t>(v));
   }
   void raw(const std::uint8_t* p, size_t n) { bytes_.insert(bytes_.end(), p, p + n); }
-  void mac(const MacBytes& m) { raw(m.data(), m.size()); }
+  void mac(const Mac& m) { raw(m.data(), m.size()); }
   size_t size() const { return bytes_.size(); }
   std::vector<std::uint8_t>& bytes() { return bytes_; }
 
@@ -32,9 +32,9 @@ class FrameWriter {
   std::vector<std::uint8_t> bytes_;
 };
 
-constexpr MacBytes kBroadcast{0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+constexpr Mac kBroadcast{0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
 // ff02::1 (all nodes) on Ethernet: 33:33 and its low 32 bits (RFC 2464 section 7).
-constexpr MacBytes kAllNodesMac{0x33, 0x33, 0x00, 0x00, 0x00, 0x01};
+constexpr Mac kAllNodesMac{0x33, 0x33, 0x00, 0x00, 0x00, 0x01};
 constexpr size_t kMinFrame = 60;  // Ethernet minimum without the FCS
 
 // The Internet checksum (RFC 1071) of `data`, continuing from `sum`.
@@ -60,7 +60,7 @@ std::uint16_t fold(std::uint32_t sum) {
 //   | htype 1 | ptype 0x0800 | hlen 6 | plen 4 | oper 1 (request)   |
 //   | sender MAC (6) | sender IP (4) | target MAC 0 (6) | target IP |
 //   +---------------------------------------------------------------+  padded to 60 bytes
-std::vector<std::uint8_t> garp_frame(const MacBytes& mac, const std::string& ipv4) {
+std::vector<std::uint8_t> garp_frame(const Mac& mac, const std::string& ipv4) {
   std::uint8_t ip[4] = {};
   inet_pton(AF_INET, ipv4.c_str(), ip);
   FrameWriter w;
@@ -74,7 +74,7 @@ std::vector<std::uint8_t> garp_frame(const MacBytes& mac, const std::string& ipv
   w.be16(1);
   w.mac(mac);
   w.raw(ip, 4);
-  w.mac(MacBytes{});
+  w.mac(Mac{});
   w.raw(ip, 4);
   while (w.size() < kMinFrame) w.u8(0);
   return std::move(w.bytes());
@@ -91,7 +91,7 @@ std::vector<std::uint8_t> garp_frame(const MacBytes& mac, const std::string& ipv
 //             R=0 S=0 O=1 | reserved (29 bits)
 //             target address (16)
 //             option type 2 | length 1 (8 bytes) | MAC (6)
-std::vector<std::uint8_t> na_frame(const MacBytes& mac, const std::string& ipv6) {
+std::vector<std::uint8_t> na_frame(const Mac& mac, const std::string& ipv6) {
   std::uint8_t src[16] = {}, dst[16] = {};
   inet_pton(AF_INET6, ipv6.c_str(), src);
   inet_pton(AF_INET6, "ff02::1", dst);
@@ -142,7 +142,7 @@ Result<std::vector<Announcement>> plan_announcements(const ApplyProfile& profile
       const LinkState* port = state.link(m.port);
       if (port == nullptr) return Error{fmt::format("member port {} of {} does not exist here", m.port, b.name)};
       if (!port->up) return Error{fmt::format("member port {} of {} is down: nothing would leave it", m.port, b.name)};
-      MacBytes mac;
+      Mac mac;
       const std::string& text = bond != nullptr ? bond->mac : port->mac;
       if (!parse_mac(text, mac)) return Error{fmt::format("{} has no MAC address", bond != nullptr ? b.name : m.port)};
       if (b.ipv4) out.push_back({m.port, b.name, AnnounceKind::garp, b.ipv4->address, mac});

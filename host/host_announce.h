@@ -23,7 +23,7 @@ struct Announcement {
   std::string bond;     // the bond it speaks for
   AnnounceKind kind = AnnounceKind::garp;
   std::string address;  // the bond's address (IPv4 for GARP, IPv6 for NA)
-  MacBytes mac{};       // the sender MAC: the bond's (or, without a bond, the port's own)
+  Mac mac{};       // the sender MAC: the bond's (or, without a bond, the port's own)
 };
 
 // One announcement per member port and address of each bond, in profile
@@ -33,8 +33,8 @@ struct Announcement {
 Result<std::vector<Announcement>> plan_announcements(const ApplyProfile& profile, const HostState& state);
 
 // The frames, byte for byte.
-std::vector<std::uint8_t> garp_frame(const MacBytes& mac, const std::string& ipv4);
-std::vector<std::uint8_t> na_frame(const MacBytes& mac, const std::string& ipv6);
+std::vector<std::uint8_t> garp_frame(const Mac& mac, const std::string& ipv4);
+std::vector<std::uint8_t> na_frame(const Mac& mac, const std::string& ipv6);
 std::vector<std::uint8_t> announcement_frame(const Announcement& a);
 
 // Sends a frame out of one device; PcapFrameSender for real, a fake in tests.

@@ -93,7 +93,7 @@ std::string Change::text() const {
         t += fmt::format(" miimon {}", bond->miimon_ms);
       }
       if (bond->lacp_fast) t += " lacp_rate fast";
-      return t + fmt::format(" mac {} mtu {}", mac_text(bond->mac), bond->mtu);
+      return t + fmt::format(" mac {} mtu {}", hpn::to_string(bond->mac), bond->mtu);
     }
     case ChangeKind::bond_options:
       return fmt::format("~ bond {} mode {} xmit_hash_policy {} {} -> mode {} xmit_hash_policy {} {}", target,
@@ -327,7 +327,7 @@ namespace {
 const LinkState* renamed_member(const MemberPort& m, const HostState& state) {
   if (state.link(m.port) != nullptr) return nullptr;
   if (m.match_mac) {
-    const std::string mac = mac_text(*m.match_mac);
+    const std::string mac = hpn::to_string(*m.match_mac);
     for (const auto& l : state.links) {
       if (l.mac == mac && l.kind != "bond" && l.master.empty()) return &l;
     }
@@ -454,12 +454,12 @@ Result<ChangePlan> plan_named(const ApplyProfile& p, const HostState& state, con
   for (const auto& c : carriers) {
     if (c.created) continue;
     const LinkState* link = state.link(c.ifname);
-    if (link->mac != mac_text(c.bond->mac)) {
+    if (link->mac != hpn::to_string(c.bond->mac)) {
       Change m;
       m.kind = ChangeKind::set_mac;
       m.op = '~';
       m.target = c.ifname;
-      m.value = mac_text(c.bond->mac);
+      m.value = hpn::to_string(c.bond->mac);
       m.old_value = link->mac;
       out.push_back(m);
     }
@@ -585,7 +585,7 @@ Result<ChangePlan> plan_named(const ApplyProfile& p, const HostState& state, con
         auto existing = std::find_if(state.neighbours.begin(), state.neighbours.end(), [&](const NeighbourState& n) {
           return n.ifname == dev && n.address == gw;
         });
-        const std::string mac = mac_text(*m.gateway_mac);
+        const std::string mac = hpn::to_string(*m.gateway_mac);
         if (existing != state.neighbours.end() && existing->permanent && existing->mac == mac) continue;
         Change c;
         c.kind = ChangeKind::set_neighbour;
@@ -624,12 +624,13 @@ std::vector<std::string> identity_problems(const ApplyProfile& p, const HostStat
       }
     }
   }
-  // hpnctl's MACs are 02:4e:<node ID>:<NIC> (planner/profile.h): one with
-  // another node ID means an earlier apply made this host another node.
+  // A bond MAC of hpnctl's scheme (blueprint/mac.h) with another node ID
+  // means an earlier apply made this host another node.
   for (const auto& l : state.links) {
-    MacBytes mac;
-    if (!parse_mac(l.mac, mac) || mac[0] != 0x02 || mac[1] != 0x4e) continue;
-    const std::uint32_t node = (std::uint32_t{mac[2]} << 16) | (std::uint32_t{mac[3]} << 8) | mac[4];
+    Mac mac;
+    std::uint32_t node = 0;
+    int nic = 0;
+    if (!parse_mac(l.mac, mac) || !decode_bond_mac(mac, node, nic)) continue;
     if (node != p.node_id) {
       problems.push_back(fmt::format("{} carries {}, an hpnctl MAC of node {}, not of this profile's node {}", l.name,
                                      l.mac, node, p.node_id));
@@ -686,7 +687,7 @@ nlohmann::ordered_json change_json(const Change& c) {
     case ChangeKind::create_bond:
       j["dev"] = c.target;
       j["mode"] = mode_name(c.bond->mode);
-      j["mac"] = mac_text(c.bond->mac);
+      j["mac"] = hpn::to_string(c.bond->mac);
       j["mtu"] = c.bond->mtu;
       break;
     case ChangeKind::enslave:

@@ -229,7 +229,7 @@ Status edit_link(nl_sock* sk, const std::string& name, const LinkEdit& e) {
   }
   nl::Addr mac;
   if (e.mac) {
-    MacBytes b;
+    Mac b;
     if (!parse_mac(*e.mac, b)) return Error{fmt::format("{}: bad MAC {}", name, *e.mac)};
     mac.reset(nl_addr_build(AF_LLC, b.data(), b.size()));
     rtnl_link_set_addr(change.get(), mac.get());
@@ -341,7 +341,7 @@ Status neighbour(nl_sock* sk, const Change& c, const std::string& mac) {
     if (int err = rtnl_neigh_delete(sk, n.get(), 0); err < 0 && !gone(err)) return nl::error(what, err);
     return {};
   }
-  MacBytes b;
+  Mac b;
   if (!parse_mac(mac, b)) return Error{fmt::format("{}: bad MAC {}", what, mac)};
   nl::Addr ll(nl_addr_build(AF_LLC, b.data(), b.size()));
   rtnl_neigh_set_lladdr(n.get(), ll.get());

@@ -21,26 +21,6 @@ namespace hpn::host {
 
 using nlohmann::json;
 
-std::string mac_text(const MacBytes& m) {
-  return fmt::format("{:02x}:{:02x}:{:02x}:{:02x}:{:02x}:{:02x}", m[0], m[1], m[2], m[3], m[4], m[5]);
-}
-
-bool parse_mac(std::string_view text, MacBytes& out) {
-  if (text.size() != 17) return false;
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < 6; ++i) {
-    const int hi = hex(text[i * 3]), lo = hex(text[i * 3 + 1]);
-    if (hi < 0 || lo < 0 || (i < 5 && text[i * 3 + 2] != ':')) return false;
-    out[i] = static_cast<std::uint8_t>(hi * 16 + lo);
-  }
-  return true;
-}
-
 bool parse_address(std::string_view text, int family, std::string& canonical) {
   if (text.empty() || text.size() > INET6_ADDRSTRLEN) return false;
   const std::string s(text);
@@ -277,7 +257,7 @@ class Checker {
     m.gateway_ipv4 = address(v, at, "gateway_ipv4", 4);
     m.gateway_ipv6 = address(v, at, "gateway_ipv6", 6);
     if (const std::string mac = optional_string(v, at, "gateway_mac"); !mac.empty()) {
-      MacBytes b;
+      Mac b;
       if (!parse_mac(mac, b)) fail(at + "/gateway_mac", fmt::format("'{}' is not a MAC address", mac));
       m.gateway_mac = b;
     }
@@ -291,7 +271,7 @@ class Checker {
         m.match_ifname = ifname(v["match"], mat, "ifname");
       }
       if (const std::string mac = optional_string(v["match"], mat, "mac"); !mac.empty()) {
-        MacBytes b;
+        Mac b;
         if (!parse_mac(mac, b)) fail(mat + "/mac", fmt::format("'{}' is not a MAC address", mac));
         m.match_mac = b;
       }
@@ -310,7 +290,7 @@ class Checker {
     const json& members = array(member(v, at, "members"), at + "/members", 1, 8);
     for (size_t i = 0; i < members.size(); ++i) b.members.push_back(member_port(members[i], fmt::format("{}/members/{}", at, i)));
     const std::string mac = string(v, at, "mac");
-    if (!parse_mac(mac, b.mac) || (b.mac[0] & 1) != 0 || b.mac == MacBytes{}) {
+    if (!parse_mac(mac, b.mac) || (b.mac[0] & 1) != 0 || b.mac == Mac{}) {
       fail(at + "/mac", fmt::format("'{}' is not a unicast MAC address", mac));
     }
     b.mtu = static_cast<int>(integer(v, at, "mtu", 1280, 9216));

@@ -17,13 +17,14 @@
 #include <string_view>
 #include <vector>
 
+#include "blueprint/mac.h"
 #include "blueprint/result.h"
 
 namespace hpn::host {
 
-using MacBytes = std::array<std::uint8_t, 6>;
-std::string mac_text(const MacBytes& mac);  // "02:4e:10:00:00:01"
-bool parse_mac(std::string_view text, MacBytes& out);
+// MACs are the blueprint's (blueprint/mac.h: the one scheme, its text form
+// and its parser).
+using hpn::Mac;
 
 // An address with its prefix length, in the kernel's canonical text
 // (inet_ntop), so state read back compares equal to the profile.
@@ -44,11 +45,11 @@ struct MemberPort {
   std::string gateway_ipv4, gateway_ipv6;  // empty: none
   // The gateway's MAC, to pin as a permanent neighbour. `hpnctl profile`
   // does not know switch MACs yet; a profile may carry them per member.
-  std::optional<MacBytes> gateway_mac;
+  std::optional<Mac> gateway_mac;
   // From `profile --nic-map`: the host's interface that is this port, by
   // its MAC (preferred) or its name now. host apply renames it to `port`.
   std::string match_ifname;
-  std::optional<MacBytes> match_mac;
+  std::optional<Mac> match_mac;
 };
 
 struct ProfileRoute {
@@ -71,7 +72,7 @@ struct ProfileBond {
   std::string name;
   int nic = 0;
   std::vector<MemberPort> members;
-  MacBytes mac{};
+  Mac mac{};
   int mtu = 0;
   std::optional<Prefix> ipv4, ipv6;
   BondModeKind mode = BondModeKind::balance_xor;

@@ -155,9 +155,9 @@ Result<HostState> read_host_state(const std::vector<std::string>& sysctl_keys) {
     s.ifindex = rtnl_link_get_ifindex(l);
     if (const char* kind = rtnl_link_get_type(l)) s.kind = kind;
     if (nl_addr* mac = rtnl_link_get_addr(l); mac != nullptr && nl_addr_get_len(mac) == 6) {
-      MacBytes b;
+      Mac b;
       std::copy_n(static_cast<const std::uint8_t*>(nl_addr_get_binary_addr(mac)), 6, b.begin());
-      s.mac = mac_text(b);
+      s.mac = hpn::to_string(b);
     }
     s.mtu = static_cast<int>(rtnl_link_get_mtu(l));
     s.up = (rtnl_link_get_flags(l) & IFF_UP) != 0;
@@ -237,9 +237,9 @@ Result<HostState> read_host_state(const std::vector<std::string>& sysctl_keys) {
     s.family = family == AF_INET ? 4 : 6;
     s.address = nl::text(rtnl_neigh_get_dst(n), family);
     if (nl_addr* ll = rtnl_neigh_get_lladdr(n); ll != nullptr && nl_addr_get_len(ll) == 6) {
-      MacBytes b;
+      Mac b;
       std::copy_n(static_cast<const std::uint8_t*>(nl_addr_get_binary_addr(ll)), 6, b.begin());
-      s.mac = mac_text(b);
+      s.mac = hpn::to_string(b);
     }
     s.permanent = (rtnl_neigh_get_state(n) & NUD_PERMANENT) != 0;
     state.neighbours.push_back(std::move(s));

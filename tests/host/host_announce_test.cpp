@@ -11,7 +11,7 @@ namespace {
 
 using namespace hpn::host;
 
-const MacBytes kMac{0x02, 0x4e, 0x10, 0x00, 0x00, 0x01};
+const Mac kMac{0x02, 0x4e, 0x10, 0x00, 0x00, 0x01};
 
 // RFC 1071 sum of 16-bit words, written apart from the code under test.
 std::uint32_t sum16(const std::vector<std::uint8_t>& b, size_t from, size_t to) {
@@ -74,7 +74,7 @@ TEST_CASE("host announce: each member port sends for its bond, with the bond's M
   REQUIRE(a.ok());
   REQUIRE(a->size() == 8);
   auto line = [](const Announcement& x) {
-    return fmt::format("{} {} {} {} {}", x.port, x.bond, x.kind == AnnounceKind::garp ? "garp" : "na", x.address, mac_text(x.mac));
+    return fmt::format("{} {} {} {} {}", x.port, x.bond, x.kind == AnnounceKind::garp ? "garp" : "na", x.address, hpn::to_string(x.mac));
   };
   CHECK(line((*a)[0]) == "nic1p1 bond1 garp 10.0.0.16 02:4e:10:00:00:01");
   CHECK(line((*a)[1]) == "nic1p1 bond1 na fd48:504e::10 02:4e:10:00:00:01");

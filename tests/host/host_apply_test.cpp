@@ -115,7 +115,7 @@ class FakeHost final : public HostOps {
         break;
       case ChangeKind::create_bond:
         if (forward) {
-          state.links.push_back({c.target, 100, "bond", mac_text(c.bond->mac), c.bond->mtu, false, ""});
+          state.links.push_back({c.target, 100, "bond", hpn::to_string(c.bond->mac), c.bond->mtu, false, ""});
         } else {
           std::erase_if(state.links, [&](const LinkState& l) { return l.name == c.target; });
         }

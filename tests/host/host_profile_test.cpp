@@ -39,7 +39,7 @@ TEST_CASE("host profile: the lab pod's profile is read with every bond, member, 
   CHECK(b.members[0].port == "nic1p1");
   CHECK(b.members[1].gateway_ipv4 == "10.0.0.2");
   CHECK(b.members[1].gateway_ipv6 == "fd48:504e::2");
-  CHECK(mac_text(b.mac) == "02:4e:10:00:00:01");
+  CHECK(hpn::to_string(b.mac) == "02:4e:10:00:00:01");
   CHECK(b.mtu == 4200);
   REQUIRE(b.ipv4);
   CHECK(b.ipv4->text() == "10.0.0.16/27");

@@ -90,6 +90,17 @@ TEST_CASE("profile/bonds: every host of the default pod has 8 back-end bonds on 
 TEST_CASE("profile/bonds: the MAC is locally administered unicast from node ID and NIC") {
   CHECK(to_string(bond_mac(0x123456, 7)) == "02:4e:12:34:56:07");
   CHECK(to_string(bond_mac(0xFFFFFE, 8)) == "02:4e:ff:ff:fe:08");
+  // Decoded by the same scheme: node and NIC back, and nothing from a MAC
+  // of another scheme (a lab port's, a NIC's own).
+  std::uint32_t node = 0;
+  int nic = 0;
+  REQUIRE(decode_bond_mac(bond_mac(0x123456, 7), node, nic));
+  CHECK(node == 0x123456);
+  CHECK(nic == 7);
+  CHECK_FALSE(decode_bond_mac(port_mac(0x100001, 3), node, nic));
+  Mac own;
+  REQUIRE(parse_mac("3c:fd:fe:12:34:56", own));
+  CHECK_FALSE(decode_bond_mac(own, node, nic));
   const Blueprint& bp = default_pod().blueprint;
   ProfileBuilder b = builder_for(bp);
   int h = device_index(bp, "host-p0-s14-h135");
