@@ -196,8 +196,10 @@ Status add_bgp_witnesses(const FabricIndex& f, const std::vector<BgpDump>& dumps
     PortRef only;
     int cabled = 0;
     for (const Cable& c : bp.cables) {
-      if (c.a_device == here.device && c.z_device == device) only = {device, f.port_by_name(device, c.z_port)}, ++cabled;
-      if (c.z_device == here.device && c.a_device == device) only = {device, f.port_by_name(device, c.a_port)}, ++cabled;
+      const bool a_here = c.a_device == here.device && c.z_device == device;
+      if (!a_here && !(c.z_device == here.device && c.a_device == device)) continue;
+      only = {device, f.port_by_name(device, a_here ? c.z_port : c.a_port)};
+      ++cabled;
     }
     return cabled == 1 ? only : PortRef{};
   };
