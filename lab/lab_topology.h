@@ -38,7 +38,7 @@ struct LabPort {
   int nic = kNone;         // host NIC number of a host port
   std::string ifname;      // the Linux interface name (at most 15 bytes)
   Mac mac{};
-  std::string link_local;  // without prefix length (/64): a host's "fe80::1:0:50", a switch's EUI-64
+  std::string link_local;  // without prefix length (/64): a host's "fe80::10:0:11", a switch's EUI-64
 };
 
 struct LabLink {
