@@ -68,15 +68,19 @@ std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id) {
   return text;
 }
 
-bool decode_port_link_local(const std::string& address, std::uint32_t& node_id, std::uint16_t& port_id) {
-  std::uint8_t a[16];
-  if (inet_pton(AF_INET6, address.c_str(), a) != 1 || a[0] != 0xfe || a[1] != 0x80) return false;
-  for (int i = 2; i < 10; ++i) {
-    if (a[i] != 0) return false;
-  }
-  node_id = std::uint32_t{a[10]} << 24 | std::uint32_t{a[11]} << 16 | std::uint32_t{a[12]} << 8 | a[13];
-  port_id = static_cast<std::uint16_t>(a[14] << 8 | a[15]);
-  return node_id <= 0xFFFFFF;
+std::string eui64_link_local(const Mac& mac) {
+  std::uint8_t a[16] = {0xfe, 0x80};
+  a[8] = mac[0] ^ 0x02;
+  a[9] = mac[1];
+  a[10] = mac[2];
+  a[11] = 0xff;
+  a[12] = 0xfe;
+  a[13] = mac[3];
+  a[14] = mac[4];
+  a[15] = mac[5];
+  char text[INET6_ADDRSTRLEN];
+  inet_ntop(AF_INET6, a, text, sizeof text);
+  return text;
 }
 
 }  // namespace hpn

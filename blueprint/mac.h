@@ -35,11 +35,15 @@ Mac bond_mac(std::uint32_t node_id, int nic);
 bool decode_bond_mac(const Mac& mac, std::uint32_t& node_id, int& nic);
 Mac port_mac(std::uint32_t node_id, std::uint16_t port_id);
 
-// A lab port's IPv6 link-local address, from the same two numbers:
-// fe80::N3N2:N1N0:PPPP (RFC 5952 text), so a next hop or a BGP peer in a
-// route or a dump names its device and port. decode_port_link_local()
-// gives them back; false for an address not of this form.
+// A lab host port's IPv6 link-local address, from the same two numbers:
+// fe80::N3N2:N1N0:PPPP (RFC 5952 text). Hosts only: a switch port's is the
+// kernel's, eui64_link_local() of its MAC, as on a real switch, and nothing
+// reads a device or port out of an address.
 std::string port_link_local(std::uint32_t node_id, std::uint16_t port_id);
-bool decode_port_link_local(const std::string& address, std::uint32_t& node_id, std::uint16_t& port_id);
+
+// The link-local address Linux gives an interface with this MAC
+// (addr_gen_mode 0): fe80::/64 and the modified EUI-64 interface ID,
+// RFC 4291 appendix A (U/L bit flipped, ff:fe in the middle).
+std::string eui64_link_local(const Mac& mac);
 
 }  // namespace hpn

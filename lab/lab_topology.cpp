@@ -55,8 +55,11 @@ Result<LabTopology> build_topology(const Blueprint& bp, const Wiring& wiring, co
       return Error{fmt::format("wiring names {}:{}, which the lab does not have", d.name, port_name)};
     }
     const PanelPort& p = panel.ports[at];
-    return LabPort{device,      p.name,           p.port_id, p.nic, interface_name(p),
-                   port_mac(d.node_id, p.port_id), port_link_local(d.node_id, p.port_id)};
+    const Mac mac = port_mac(d.node_id, p.port_id);
+    // A switch port's link-local is the kernel's, from its MAC, as on a
+    // real switch; a host's is the lab's own (namespace_config.cpp).
+    return LabPort{device, p.name, p.port_id, p.nic, interface_name(p), mac,
+                   d.role == Role::host ? port_link_local(d.node_id, p.port_id) : eui64_link_local(mac)};
   };
   for (const auto& c : wiring.cables) {
     auto a = end(c.a_device, c.a_port);

@@ -38,7 +38,7 @@ struct LabPort {
   int nic = kNone;         // host NIC number of a host port
   std::string ifname;      // the Linux interface name (at most 15 bytes)
   Mac mac{};
-  std::string link_local;  // "fe80::1:0:50", without prefix length (/64)
+  std::string link_local;  // without prefix length (/64): a host's "fe80::10:0:11", a switch's EUI-64
 };
 
 struct LabLink {
@@ -85,9 +85,10 @@ Status check_lab_size(const Blueprint& bp, const Wiring& wiring);
 // (switchconfig/switch_config.h): the lab runs what `hpnctl config` writes.
 using switchconfig::interface_name;
 
-// Deterministic addresses, so a MAC or a next hop seen in a capture or a
-// route names its device and port: the port's MAC and link-local address
-// (blueprint/mac.h).
+// Deterministic addresses: a port's MAC (blueprint/mac.h), so a frame in a
+// capture names its device and port; a host port's link-local address from
+// the same numbers; a switch port's the kernel's EUI-64 one of its MAC.
+using hpn::eui64_link_local;
 using hpn::port_link_local;
 
 // The lab for `wiring` (which must have been checked against `bp`).

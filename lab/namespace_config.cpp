@@ -56,6 +56,7 @@ Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(co
       for (const auto& p : c->ports) {
         if (p.name == end->port && p.learns_hosts && parse_mac(c->gateway.mac, mac)) {
           end->mac = mac;
+          end->link_local = eui64_link_local(mac);  // the kernel's, from the MAC it comes up with
         }
       }
     }
@@ -83,12 +84,17 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
       for (const LabPort* mine : {&link.a, &link.z}) {
         if (t.node_of(mine->device) != static_cast<int>(n)) continue;
         ifnames.push_back(mine->ifname);
-        // Only the addresses we give: no EUI-64 link-local beside ours.
-        c.sysctls.push_back({conf(mine->ifname, "addr_gen_mode"), "1"});
-        c.addresses.push_back({mine->ifname, mine->link_local, 64, false});
-        // A host's ports are its profile's (host apply): the lab gives them
-        // only their link-local address.
-        if (d.role == Role::host || stays_down(link)) continue;
+        if (d.role == Role::host) {
+          // A host's ports are its profile's (host apply): the lab gives
+          // them only their link-local address, and no EUI-64 one beside.
+          c.sysctls.push_back({conf(mine->ifname, "addr_gen_mode"), "1"});
+          c.addresses.push_back({mine->ifname, mine->link_local, 64, false});
+          continue;
+        }
+        // A switch port keeps the kernel's EUI-64 link-local of its MAC
+        // (mine->link_local), as a real switch does: BGP evidence must
+        // not rest on addresses only the lab gives.
+        if (stays_down(link)) continue;
         c.links_up.push_back(mine->ifname);
       }
     }

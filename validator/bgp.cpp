@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "blueprint/mac.h"
 #include "validator/dump_file.h"
 
 namespace hpn::validator {
@@ -135,15 +134,75 @@ Status add_bgp_witnesses(const FabricIndex& f, const std::vector<BgpDump>& dumps
                                bp.devices[device].name, it->second->source)};
     }
   }
-  // Each end of a connection by its own address: the far end of a session
-  // is the session whose hostLocal is this one's hostForeign.
-  std::map<std::string, PortRef> local;
+  // What each switch reports of itself: its router ID (the plan's IPv4
+  // loopback, switchconfig's `bgp router-id`) and, by the sessions it
+  // connected, its address on each port. A link-local address is scoped to
+  // its link and comes from the port's MAC (EUI-64), so it is matched only
+  // against what the dumps show, never decoded.
+  std::map<std::string, int> by_router_id;
+  for (const auto& i : bp.interfaces) {
+    if (i.purpose == "loopback" && !i.ipv4.empty()) by_router_id.emplace(i.ipv4, i.device);
+  }
+  struct Connected {
+    PortRef port;
+    std::string foreign;  // the far end's address of the connection
+  };
+  std::map<std::string, std::vector<Connected>> local;  // hostLocal -> the sessions that hold it
   for (const auto& [device, dump] : by_device) {
     for (const auto& s : dump->sessions) {
       PortRef port{device, f.port_by_name(device, s.neighbor)};
-      if (port.valid() && !s.local_address.empty()) local[s.local_address] = port;
+      if (port.valid() && !s.local_address.empty()) local[s.local_address].push_back({port, s.foreign_address});
     }
   }
+  // The far end of the session `s` on `here` whose peer's address is
+  // `peer`: the device its router ID (else its host name, else the address
+  // as another dump holds it) names; on it, the port whose own session is
+  // the other end of this connection, else the one the plan cables to
+  // `here`, else the only one the plan cables to `here`'s device. A peer
+  // that names itself nowhere (no OPEN yet) is taken as the planned one
+  // when its dump was read and shows no other address on that port.
+  auto far_end_of = [&](PortRef here, const BgpSession& s, const std::string& peer) -> PortRef {
+    int device = -1;
+    if (auto it = by_router_id.find(s.remote_router_id); it != by_router_id.end()) device = it->second;
+    if (device < 0 && !s.hostname.empty()) device = resolve_device(f, s.hostname);
+    const auto held = local.find(peer);
+    if (device < 0 && held != local.end()) {
+      for (const auto& c : held->second) {
+        if (device >= 0 && c.port.device != device) return {};  // an address two devices show: no answer
+        device = c.port.device;
+      }
+    }
+    const PortRef planned = f.far_end(here);
+    if (device < 0) {
+      if (!planned.valid() || !by_device.count(planned.device) || peer.empty()) return {};
+      for (const auto& s2 : by_device.at(planned.device)->sessions) {
+        if (f.port_by_name(planned.device, s2.neighbor) != planned.port) continue;
+        return s2.local_address.empty() || s2.local_address == peer ? planned : PortRef{};
+      }
+      return {};
+    }
+    if (held != local.end()) {
+      PortRef match;
+      int matches = 0;
+      for (const auto& c : held->second) {
+        if (c.port.device != device) continue;
+        if (s.local_address.empty() || c.foreign != s.local_address) continue;  // not this connection
+        match = c.port;
+        ++matches;
+      }
+      if (matches == 1) return match;
+    }
+    if (planned.valid() && planned.device == device) return planned;
+    PortRef only;
+    int cabled = 0;
+    for (const Cable& c : bp.cables) {
+      const bool a_here = c.a_device == here.device && c.z_device == device;
+      if (!a_here && !(c.z_device == here.device && c.a_device == device)) continue;
+      only = {device, f.port_by_name(device, a_here ? c.z_port : c.a_port)};
+      ++cabled;
+    }
+    return cabled == 1 ? only : PortRef{};
+  };
   auto link = [&](PortRef from, PortRef to) {
     CableEnd e = f.cable_at(from);
     if (e.cable >= 0 && f.end_of(e.cable, 1 - e.end) == to) {
@@ -171,17 +230,7 @@ Status add_bgp_witnesses(const FabricIndex& f, const std::vector<BgpDump>& dumps
       if (!s.established() && (peer.empty() || s.state == "Idle")) continue;
       ++w.received;
       w.device_answered[device] = true;  // it hears a peer over the fabric
-      PortRef far;
-      if (auto it = local.find(peer); it != local.end()) {
-        far = it->second;
-      } else {
-        std::uint32_t node = 0;
-        std::uint16_t port_id = 0;
-        if (decode_port_link_local(peer, node, port_id)) {
-          const int d = f.device_by_node_id(node);
-          if (d >= 0) far = {d, f.port_by_id(d, port_id)};
-        }
-      }
+      const PortRef far = far_end_of(here, s, peer);
       if (!far.valid()) {
         if (!s.hostname.empty() && resolve_device(f, s.hostname) < 0) w.unknown_devices.insert(s.hostname);
         ++w.unreadable_hops;

@@ -5,10 +5,10 @@
 // The fabric peers unnumbered on every planned switch-to-switch port
 // (switchconfig/switch_config.h), so a session names the port it runs on,
 // and its peer by link-local address, host name, router ID and AS:
-//   {"etp5": {"bgpNeighborAddr": "fe80::1:0:11", "bgpState": "Established",
+//   {"etp5": {"bgpNeighborAddr": "fe80::1cff:fe00:1", "bgpState": "Established",
 //             "remoteAs": 4200000100, "hostname": "agg-p0-1-00",
-//             "remoteRouterId": "10.255.0.5", "hostLocal": "fe80::1:0:50",
-//             "hostForeign": "fe80::1:0:11",
+//             "remoteRouterId": "10.255.0.5", "hostLocal": "fe80::ff:fe00:50",
+//             "hostForeign": "fe80::1cff:fe00:1",
 //             "messageStats": {"totalSent": 12, "totalRecv": 14}, ...}, ...}
 // A session that never formed still tells something: a port that learned
 // its peer's link-local address (from the peer's router advertisements)
@@ -57,11 +57,18 @@ struct BgpDump {
 // Reads `--bgp [DEVICE=]FILE` (the same form as --lldp).
 Result<BgpDump> read_bgp_dump(std::string_view argument);
 
-// Adds the dumps to `w`. The far end of each session is found by matching
-// its connection's addresses with another dump's (hostForeign against the
-// other end's hostLocal), else by the lab's link-local scheme (node and port
-// ID in the address, lab_topology.h), else by host name for the device
-// alone, which is not enough to place a link and is counted unreadable.
+// Adds the dumps to `w`. The far end of each session is found from what a
+// real switch reports, never from an address scheme: the peer's router ID
+// (the plan's IPv4 loopback of a switch) names the far device, else its
+// host name, else its link-local address as another dump shows it held;
+// on that device, the port whose own session is the other end of this
+// connection (hostLocal and hostForeign crossed), else the port the plan
+// cables to this one, else the only port the plan cables to this device.
+// So a dump from one end alone still names a cable, and a peer of another
+// device than planned is a miswire. A peer that has not said who it is (no
+// OPEN) is taken as the planned one only when that device's dump shows no
+// other address on the planned port; otherwise the link is not decided and
+// counted unreadable.
 // An established session is a link seen both ways; a port that learned its
 // peer's address hears the peer, unless its session is Idle (a dark link's
 // session keeps its last addresses); a cable whose two devices' dumps were both

@@ -59,9 +59,14 @@ TEST_CASE("dataplane/topology: one namespace per device, one veth pair per cable
   CHECK(first.z.ifname == "etp1a");
   CHECK(first.z.port_id == 17);
   CHECK(to_string(first.z.mac) == "02:01:00:00:00:11");  // node 65536, port 17
-  CHECK(first.z.link_local == "fe80::1:0:11");
+  // A switch port's link-local is the kernel's EUI-64 one of its MAC; a
+  // host's the lab's own.
+  CHECK(first.z.link_local == "fe80::1:ff:fe00:11");
   CHECK(first.a.link_local == "fe80::10:0:11");  // node 1048576
   CHECK(port_link_local(1, 16) == "fe80::1:10");
+  Mac burnt_in{};
+  REQUIRE(parse_mac("00:1b:21:aa:bb:cc", burnt_in));
+  CHECK(eui64_link_local(burnt_in) == "fe80::21b:21ff:feaa:bbcc");  // RFC 4291 appendix A: U/L bit flipped
 }
 
 TEST_CASE("dataplane/topology: interface names fit IFNAMSIZ", "[dataplane][topology]") {

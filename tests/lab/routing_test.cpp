@@ -125,8 +125,9 @@ TEST_CASE("dataplane/routing: a swapped pair of ToR uplinks is routed as wired",
   for (const auto& r : tor.routes) {
     if (r.prefix != far) continue;
     for (const auto& hop : r.nexthops) {
-      if (hop.ifname == "etp5") CHECK(hop.gateway == port_link_local(4097, 16));  // agg-p0-1-01:etp1
-      if (hop.ifname == "etp6") CHECK(hop.gateway == port_link_local(4096, 16));  // agg-p0-1-00:etp1
+      // The EUI-64 link-locals of their MACs (02:00:10:01:00:10, 02:00:10:00:00:10).
+      if (hop.ifname == "etp5") CHECK(hop.gateway == "fe80::10ff:fe01:10");  // agg-p0-1-01:etp1
+      if (hop.ifname == "etp6") CHECK(hop.gateway == "fe80::10ff:fe00:10");  // agg-p0-1-00:etp1
       checked = true;
     }
   }

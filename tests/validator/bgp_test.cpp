@@ -1,5 +1,7 @@
 // BGP sessions as evidence: FRR's `show bgp neighbors json` read, matched to
-// the cables of the lab pod, and judged by the same diff as probes. The
+// the cables of the lab pod by what the switches report (the port, the
+// peer's router ID, the link-locals of the connection, EUI-64 ones as on
+// real switches), and judged by the same diff as probes. The
 // dumps here are written in FRR 8.4's shape (field names as bgpd prints
 // them; tests/dataplane/lab_routing_test.cpp and tests/verify_lab read
 // real ones from the lab's bgpd).
@@ -26,13 +28,26 @@ struct Port {
   std::string device, port;
 };
 
-// The lab's link-local address of a port (blueprint/mac.h).
+// A port's link-local address as a real switch has it: the kernel's EUI-64
+// one of a burnt-in MAC (a vendor's OUI, then a serial), which says nothing
+// of the device or port to anyone without the switch's own word.
 std::string ll(const LabFixture& lab, const Port& p) {
   const int d = lab.fabric->device_by_name(p.device);
   REQUIRE(d >= 0);
   const int at = lab.fabric->port_by_name(d, p.port);
   REQUIRE(at >= 0);
-  return port_link_local(lab.plan.blueprint.devices[d].node_id, lab.fabric->port({d, at}).port_id);
+  return eui64_link_local({0x0c, 0x42, 0xa1, static_cast<std::uint8_t>(d), static_cast<std::uint8_t>(at >> 8),
+                           static_cast<std::uint8_t>(at)});
+}
+
+// A switch's router ID: its IPv4 loopback, as switchconfig configures bgpd.
+std::string router_id(const LabFixture& lab, const std::string& device) {
+  const int d = lab.fabric->device_by_name(device);
+  for (const auto& i : lab.plan.blueprint.interfaces) {
+    if (i.device == d && i.purpose == "loopback") return i.ipv4;
+  }
+  FAIL("no loopback on " << device);
+  return "";
 }
 
 std::int64_t asn(const LabFixture& lab, const std::string& device) {
@@ -42,7 +57,7 @@ std::int64_t asn(const LabFixture& lab, const std::string& device) {
 // One session in bgpd's words.
 json established(const LabFixture& lab, const Port& here, const Port& peer) {
   return {{"bgpNeighborAddr", ll(lab, peer)}, {"remoteAs", asn(lab, peer.device)}, {"hostname", peer.device},
-          {"remoteRouterId", "10.255.0.5"}, {"bgpState", "Established"}, {"hostLocal", ll(lab, here)},
+          {"remoteRouterId", router_id(lab, peer.device)}, {"bgpState", "Established"}, {"hostLocal", ll(lab, here)},
           {"portLocal", 179}, {"hostForeign", ll(lab, peer)}, {"portForeign", 40000},
           {"messageStats", {{"totalSent", 12}, {"totalRecv", 14}}},
           {"addressFamilyInfo", {{"ipv6Unicast", {{"acceptedPrefixCounter", 30}}}, {"ipv4Unicast", {{"acceptedPrefixCounter", 20}}}}}};
@@ -297,4 +312,87 @@ TEST_CASE("validator/bgp: an aggregation uplink moved to the other plane's core 
                      " from agg-p0-1-00:etp7 (plane 1) lands on core-2-00:etp5 in plane 2: the core keeps the planes "
                      "apart, an aggregation switch's uplinks stay in its own plane; move it to " + was.device + ":" +
                      was.port);
+}
+
+namespace {
+
+std::vector<BgpDump> only(std::vector<BgpDump> dumps, const std::string& device) {
+  std::erase_if(dumps, [&](const BgpDump& d) { return d.device != device; });
+  REQUIRE(dumps.size() == 1);
+  return dumps;
+}
+
+}  // namespace
+
+TEST_CASE("validator/bgp: a dump from one end alone names its cables by the peers' router IDs", "[validator][bgp]") {
+  LabFixture lab;
+  const std::string tor = "tor-p0-s00-r1a";
+  auto w = validator::collect_witnesses(*lab.fabric, {});
+  REQUIRE(validator::add_bgp_witnesses(*lab.fabric, only(planned(lab), tor), w));
+  CHECK(w.unreadable_hops == 0);
+  CHECK(w.unplanned.empty());
+  for (const char* port : {"etp5", "etp6", "etp7", "etp8"}) {
+    const int t = lab.fabric->device_by_name(tor);
+    const CableEnd e = lab.fabric->cable_at({t, lab.fabric->port_by_name(t, port)});
+    REQUIRE(e.cable >= 0);
+    // Established: seen both ways, though the far end's dump was not read.
+    CHECK(w.cables[e.cable].dir[0].received == 1);
+    CHECK(w.cables[e.cable].dir[1].received == 1);
+  }
+  const auto r = validator::diff(*lab.fabric, w);
+  CHECK(r.summary.cables_verified == 4);
+  CHECK(r.findings.empty());
+}
+
+TEST_CASE("validator/bgp: uplinks exchanged are found from one end's dump, by router ID and interface",
+          "[validator][bgp]") {
+  LabFixture lab;
+  const Port t5{"tor-p0-s00-r1a", "etp5"}, t6{"tor-p0-s00-r1a", "etp6"};
+  const Port a0{"agg-p0-1-00", "etp1"}, a1{"agg-p0-1-01", "etp1"};
+  // The ToR's etp5 reaches the router ID of agg-p0-1-01, its etp6 that of
+  // agg-p0-1-00: the interface names the near port, the router ID the far
+  // device, and the plan the one port of that device cabled to this ToR.
+  const auto r = diff_bgp(lab, only(planned(lab, [&](std::map<std::string, json>& d) {
+                                      d[t5.device][t5.port] = established(lab, t5, a1);
+                                      d[t6.device][t6.port] = established(lab, t6, a0);
+                                    }),
+                                    t5.device));
+  std::vector<const validator::Finding*> swapped;
+  for (const auto& f : r.findings) {
+    if (f.kind == "swapped") swapped.push_back(&f);
+  }
+  REQUIRE(swapped.size() == 1);
+  auto got = finding_cable_ids(lab.bp(), *swapped[0]);
+  std::sort(got.begin(), got.end());
+  CHECK(got == std::vector<std::string>{cable_id(lab, t5.device, t5.port), cable_id(lab, t6.device, t6.port)});
+}
+
+TEST_CASE("validator/bgp: a peer's address in the lab's old scheme names nothing; only what the dumps show does",
+          "[validator][bgp]") {
+  LabFixture lab;
+  const Port tor{"tor-p0-s00-r1a", "etp6"}, agg{"agg-p0-1-01", "etp1"};
+  const int a = lab.fabric->device_by_name(agg.device);
+  const int t = lab.fabric->device_by_name(tor.device);
+  const CableEnd e = lab.fabric->cable_at({t, lab.fabric->port_by_name(t, tor.port)});
+  REQUIRE(e.cable >= 0);
+  // No OPEN yet, so no router ID or host name: the address is all there
+  // is, and it once decoded to agg-p0-1-01:etp1.
+  json s = heard(lab, agg);
+  s["bgpNeighborAddr"] = port_link_local(lab.plan.blueprint.devices[a].node_id,
+                                         lab.fabric->port({a, lab.fabric->port_by_name(a, agg.port)}).port_id);
+  {
+    auto w = validator::collect_witnesses(*lab.fabric, {});
+    REQUIRE(validator::add_bgp_witnesses(*lab.fabric, {dump(tor.device, {{tor.port, s}})}, w));
+    CHECK(w.unreadable_hops == 1);
+    CHECK(w.cables[e.cable].dir[1 - e.end].received == 0);
+  }
+  // The same address, held by the aggregation switch's session on another
+  // port of the same device, names the device; the plan, the port.
+  json other = established(lab, {agg.device, "etp2"}, {"tor-p0-s00-r2a", "etp6"});
+  other["hostLocal"] = s["bgpNeighborAddr"];
+  auto w = validator::collect_witnesses(*lab.fabric, {});
+  REQUIRE(validator::add_bgp_witnesses(
+      *lab.fabric, {dump(tor.device, {{tor.port, s}}), dump(agg.device, {{"etp2", other}})}, w));
+  CHECK(w.cables[e.cable].dir[1 - e.end].received == 1);  // agg -> tor, heard at the ToR
+  CHECK(w.cables[e.cable].dir[e.end].received == 0);
 }

@@ -152,12 +152,16 @@ TEST_CASE("verify/lab loss: lab up --loss drops that share of every cable's pack
   REQUIRE(!host_ll.empty());
   REQUIRE(!tor_ll.empty());
   // 20,000 datagrams each way, from a plain socket: the rate is the kernel's, not the agent's.
+  // The interface goes in the address's scope ID: Python's sendto drops an
+  // "%IFNAME" suffix for the tuple's own scope ID (0), and the kernel then
+  // sends by whichever fe80::/64 route comes first, not necessarily `via`.
   const int n = 20000;
   auto blast = [&](const std::string& from, const std::string& to, const std::string& via) {
     shell(fmt::format("ip netns exec '{}{}' python3 -c \"import socket\n"
                       "s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)\n"
-                      "for i in range({}): s.sendto(b'x', ('{}%{}', 9))\"",
-                      prefix, from, n, to, via));
+                      "a = ('{}', 9, 0, socket.if_nametoindex('{}'))\n"
+                      "for i in range({}): s.sendto(b'x', a)\"",
+                      prefix, from, to, via, n));
   };
   blast("host-p0-s00-h000", tor_ll, "nic1p1");
   blast("tor-p0-s00-r1a", host_ll, tor_if);
