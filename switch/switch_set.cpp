@@ -113,6 +113,27 @@ bool is_ifname(const std::string& s) {
          std::none_of(s.begin(), s.end(), [](char c) { return c == '/' || c == ' ' || c == ':' || c < 33 || c > 126; });
 }
 
+// [Match] Name=/OriginalName=: interface names, space-separated.
+Result<std::vector<std::string>> name_list(const Parser& p, const Entry& e) {
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at < e.value.size()) {
+    size_t end = e.value.find(' ', at);
+    if (end == std::string::npos) end = e.value.size();
+    const std::string name = e.value.substr(at, end - at);
+    if (!is_ifname(name)) {
+      return p.error(e.line, e.value_column + static_cast<int>(at), fmt::format("'{}' is not an interface name", name));
+    }
+    if (std::find(out.begin(), out.end(), name) != out.end()) {
+      return p.error(e.line, e.value_column + static_cast<int>(at), fmt::format("{} named twice", name));
+    }
+    out.push_back(name);
+    at = end + 1;
+  }
+  if (out.empty()) return p.error(e.line, e.value_column, fmt::format("{}= names no interface", e.key));
+  return out;
+}
+
 // Host= once per file, the same in every file.
 Status take_host(const Parser& p, const Entry& e, std::string& host, std::string& set_host, std::string& set_host_file) {
   if (!host.empty()) return p.error(e.line, 1, "Host= given twice");
@@ -143,17 +164,17 @@ Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const S
     Parser p(*f);
     std::string host;
     if (f->name.ends_with(".link")) {
-      auto entries = p.entries({{"Match", {"Host", "OriginalName"}}, {"Link", {"Name", "MACAddress"}}});
+      auto entries = p.entries({{"Match", {"Host", "OriginalName"}}, {"Link", {"MACAddress"}}});
       if (!entries) return entries.error();
-      std::string original, name, mac;
-      int name_line = 0;
+      std::vector<std::string> names;
+      std::string mac;
       for (const auto& e : *entries) {
         if (e.key == "Host") {
           if (auto st = take_host(p, e, host, set.name, set_host_file); !st) return st.error();
-        } else if (e.key == "OriginalName" || e.key == "Name") {
-          if (!is_ifname(e.value)) return p.error(e.line, e.value_column, fmt::format("'{}' is not an interface name", e.value));
-          (e.key == "Name" ? name : original) = e.value;
-          if (e.key == "Name") name_line = e.line;
+        } else if (e.key == "OriginalName") {
+          auto list = name_list(p, e);
+          if (!list) return list.error();
+          names = std::move(list.value());
         } else {
           Mac m;
           if (!parse_mac(e.value, m)) return p.error(e.line, e.value_column, fmt::format("'{}' is not a MAC address", e.value));
@@ -161,12 +182,12 @@ Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const S
         }
       }
       if (host.empty()) return p.error(0, 0, "no [Match] Host=: every file names its switch");
-      if (original.empty()) return p.error(0, 0, "no [Match] OriginalName=");
-      if (name != original) {
-        return p.error(name_line, 1, fmt::format("Name={} renames {}: switch apply keeps every port's name", name, original));
+      if (names.empty()) return p.error(0, 0, "no [Match] OriginalName=");
+      if (mac.empty()) return p.error(0, 0, "no [Link] MACAddress=");
+      for (const auto& n : names) {
+        if (macs.count(n)) return p.error(0, 0, fmt::format("{} has a .link already: {}", n, macs[n].second));
+        macs[n] = {mac, f->name};
       }
-      if (macs.count(original)) return p.error(0, 0, fmt::format("a second .link for {}", original));
-      macs[original] = {mac, f->name};
       continue;
     }
     if (!f->name.ends_with(".network")) return Error{fmt::format("{}: neither a .link nor a .network file", f->name)};
@@ -175,12 +196,14 @@ Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const S
                               {"Network", {"LinkLocalAddressing", "IPv6AcceptRA", "Address"}}});
     if (!entries) return entries.error();
     SetPort port;
+    std::vector<std::string> names;
     for (const auto& e : *entries) {
       if (e.key == "Host") {
         if (auto st = take_host(p, e, host, set.name, set_host_file); !st) return st.error();
       } else if (e.key == "Name") {
-        if (!is_ifname(e.value)) return p.error(e.line, e.value_column, fmt::format("'{}' is not an interface name", e.value));
-        port.ifname = e.value;
+        auto list = name_list(p, e);
+        if (!list) return list.error();
+        names = std::move(list.value());
       } else if (e.key == "MTUBytes") {
         const bool digits = !e.value.empty() && e.value.size() <= 5 &&
                             std::all_of(e.value.begin(), e.value.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -209,18 +232,23 @@ Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const S
       }
     }
     if (host.empty()) return p.error(0, 0, "no [Match] Host=: every file names its switch");
-    if (port.ifname.empty()) return p.error(0, 0, "no [Match] Name=");
-    if (port.loopback()) {
+    if (names.empty()) return p.error(0, 0, "no [Match] Name=");
+    if (names == std::vector<std::string>{"lo"}) {
       if (port.mtu != 0) return p.error(0, 0, "the loopback's MTU is the kernel's");
       if (loopback) return p.error(0, 0, "a second .network for lo");
+      port.ifname = "lo";
       loopback = port;
       continue;
     }
-    if (port.mtu == 0) return p.error(0, 0, fmt::format("no [Link] MTUBytes= for {}", port.ifname));
-    if (std::any_of(ports.begin(), ports.end(), [&](const SetPort& q) { return q.ifname == port.ifname; })) {
-      return p.error(0, 0, fmt::format("a second .network for {}", port.ifname));
+    if (port.mtu == 0) return p.error(0, 0, "no [Link] MTUBytes=");
+    for (const auto& n : names) {
+      if (n == "lo") return p.error(0, 0, "lo has a .network of its own");
+      if (std::any_of(ports.begin(), ports.end(), [&](const SetPort& q) { return q.ifname == n; })) {
+        return p.error(0, 0, fmt::format("a second .network for {}", n));
+      }
+      port.ifname = n;
+      ports.push_back(port);
     }
-    ports.push_back(std::move(port));
   }
   for (const auto& [ifname, mac] : macs) {
     auto it = std::find_if(ports.begin(), ports.end(), [&](const SetPort& q) { return q.ifname == ifname; });

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+
 namespace hpn::switchconfig {
 
 namespace {
@@ -12,28 +15,27 @@ std::string header(const SwitchConfig& c) {
                      c.name, c.spec_name);
 }
 
-std::string link_file(const SwitchConfig& c, const PortConfig& p) {
-  std::string s = header(c);
-  s += fmt::format("# {}: {}\n", p.name, p.description);
-  // OriginalName=: the name the NOS gave the port, before any rename; the
-  // [Link] keeps it, so no default .link renames a breakout child.
-  s += fmt::format("\n[Match]\nHost={}\nOriginalName={}\n\n[Link]\nName={}\n", c.name, p.ifname, p.ifname);
-  // Both ToRs of a pair answer for the rail's gateway with one MAC, so a
-  // host's neighbour entry stays right whichever ToR it reaches.
-  if (p.learns_hosts && !c.gateway.mac.empty()) s += fmt::format("MACAddress={}\n", c.gateway.mac);
-  return s;
-}
-
-std::string network_file(const SwitchConfig& c, const PortConfig& p) {
-  std::string s = header(c);
-  s += fmt::format("# {}: {}\n", p.name, p.description);
-  s += fmt::format("\n[Match]\nHost={}\nName={}\n\n[Link]\nMTUBytes={}\nActivationPolicy={}\n", c.name, p.ifname, p.mtu,
-                   p.admin_up ? "up" : "down");
+// What a port's .network says after its [Match]: ports that say the same
+// (a ToR's host-facing ports, every port that stays down) share one file.
+std::string network_body(const PortConfig& p) {
+  std::string s = fmt::format("\n[Link]\nMTUBytes={}\nActivationPolicy={}\n", p.mtu, p.admin_up ? "up" : "down");
   // The EUI-64 link-local BGP unnumbered peers over; no router
   // advertisements taken from a peer.
   s += "\n[Network]\nLinkLocalAddressing=ipv6\nIPv6AcceptRA=no\n";
   if (!p.ipv4.empty()) s += fmt::format("Address={}/{}\n", p.ipv4, p.ipv4_len);
   if (!p.ipv6.empty()) s += fmt::format("Address={}/{}\n", p.ipv6, p.ipv6_len);
+  return s;
+}
+
+std::string names_of(const std::vector<const PortConfig*>& ports) {
+  std::string names;
+  for (const PortConfig* p : ports) names += (names.empty() ? "" : " ") + p->ifname;
+  return names;
+}
+
+std::string described(const SwitchConfig& c, const std::vector<const PortConfig*>& ports) {
+  std::string s = header(c);
+  for (const PortConfig* p : ports) s += fmt::format("# {}: {}\n", p->ifname, p->description);
   return s;
 }
 
@@ -46,9 +48,41 @@ std::vector<SwitchFile> networkd_files(const SwitchConfig& c) {
   if (!c.loopback4.empty()) lo += fmt::format("Address={}/32\n", c.loopback4);
   if (!c.loopback6.empty()) lo += fmt::format("Address={}/128\n", c.loopback6);
   out.push_back({fmt::format("{}/10-hpn-lo.network", kNetworkdDir), lo});
+
+  // The host-facing ports take the rail's gateway MAC, shared by both ToRs
+  // of a pair, so a host's neighbour entry stays right whichever ToR it
+  // reaches: one .link for them all ([Match] takes a list). No .link renames
+  // a port: the names are the NOS's (breakout children included).
+  std::vector<const PortConfig*> gateway_ports;
   for (const auto& p : c.ports) {
-    out.push_back({fmt::format("{}/20-hpn-{}.link", kNetworkdDir, p.ifname), link_file(c, p)});
-    out.push_back({fmt::format("{}/20-hpn-{}.network", kNetworkdDir, p.ifname), network_file(c, p)});
+    if (p.learns_hosts && !c.gateway.mac.empty()) gateway_ports.push_back(&p);
+  }
+  if (!gateway_ports.empty()) {
+    out.push_back({fmt::format("{}/20-hpn-host-ports.link", kNetworkdDir),
+                   described(c, gateway_ports) +
+                       fmt::format("\n[Match]\nHost={}\nOriginalName={}\n\n[Link]\nMACAddress={}\n", c.name,
+                                   names_of(gateway_ports), c.gateway.mac)});
+  }
+
+  // One .network per distinct body, in panel order of its first port.
+  std::vector<std::string> bodies;
+  std::map<std::string, std::vector<const PortConfig*>> ports_of;
+  for (const auto& p : c.ports) {
+    std::string body = network_body(p);
+    auto& list = ports_of[body];
+    if (list.empty()) bodies.push_back(body);
+    list.push_back(&p);
+  }
+  for (const auto& body : bodies) {
+    const auto& ports = ports_of[body];
+    std::string name = ports.front()->ifname;
+    if (ports.size() > 1) {
+      const bool hosts = std::all_of(ports.begin(), ports.end(), [](const PortConfig* p) { return p->learns_hosts; });
+      const bool down = std::all_of(ports.begin(), ports.end(), [](const PortConfig* p) { return !p->admin_up; });
+      name = hosts ? "host-ports" : down ? "down-ports" : "ports-" + name;
+    }
+    out.push_back({fmt::format("{}/30-hpn-{}.network", kNetworkdDir, name),
+                   described(c, ports) + fmt::format("\n[Match]\nHost={}\nName={}\n", c.name, names_of(ports)) + body});
   }
   return out;
 }

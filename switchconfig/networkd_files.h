@@ -2,12 +2,15 @@
 // systemd.network(5), systemd 252 as in Debian 12), beside frr.conf and
 // sysctl.conf in each switch's directory of `config --all`:
 //
-//   networkd/10-hpn-lo.network       the loopback's /32 and /128
-//   networkd/20-hpn-PORT.link        keeps the port's name (a breakout child's
-//                                    too); on a host-facing port the rail's
-//                                    gateway MAC, shared by both ToRs
-//   networkd/20-hpn-PORT.network     MTU, admin state (ActivationPolicy=),
-//                                    the link and gateway addresses
+//   networkd/10-hpn-lo.network          the loopback's /32 and /128
+//   networkd/20-hpn-host-ports.link     a ToR's host-facing ports: the rail's
+//                                       gateway MAC, shared by both ToRs
+//   networkd/30-hpn-PORT.network        a port's MTU, admin state
+//                                       (ActivationPolicy=) and link addresses
+//   networkd/30-hpn-host-ports.network  ports that say the same share a file
+//   networkd/30-hpn-down-ports.network  ([Match] Name= takes a list): a ToR's
+//                                       host ports (the gateway /32 and /128),
+//                                       the ports that stay down
 //
 // Every [Match] names the switch (Host=), so a file copied to another
 // switch matches nothing there, and `hpnctl switch apply` refuses it. Why
@@ -24,7 +27,7 @@
 namespace hpn::switchconfig {
 
 struct SwitchFile {
-  std::string path;  // relative to the switch's directory: "networkd/20-hpn-etp1.network"
+  std::string path;  // relative to the switch's directory: "networkd/30-hpn-etp1.network"
   std::string text;
 };
 

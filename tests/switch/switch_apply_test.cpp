@@ -3,6 +3,7 @@
 // (idempotence, refusals, another switch's set) and rollback through a fake.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,8 @@ const char* kSysctl =
 std::vector<SetFile> networkd() {
   return {{"nd/10-hpn-lo.network", kLo},
           {"nd/20-hpn-up1.network", port_network("up1", "fd00:1::1/127")},
-          {"nd/20-hpn-up1.link", "[Match]\nHost=tor-a\nOriginalName=up1\n\n[Link]\nName=up1\n"},
           {"nd/20-hpn-h1.network", port_network("h1", "10.0.0.1/32")},
-          {"nd/20-hpn-h1.link", "[Match]\nHost=tor-a\nOriginalName=h1\n\n[Link]\nName=h1\nMACAddress=02:4E:00:00:00:AA\n"},
+          {"nd/20-hpn-h1.link", "[Match]\nHost=tor-a\nOriginalName=h1\n\n[Link]\nMACAddress=02:4E:00:00:00:AA\n"},
           {"nd/20-hpn-spare.network", port_network("spare", "fd00:2::1/127", "down")}};
 }
 
@@ -142,6 +142,20 @@ TEST_CASE("switch set: the files read back as written", "[switch][apply]") {
   CHECK(set.sysctls[2] == SetSysctl{"net.ipv4.fib_multipath_hash_seed", "7", true});
 }
 
+TEST_CASE("switch set: ports that say the same share one .network", "[switch][apply]") {
+  auto files = networkd();
+  files.erase(std::remove_if(files.begin(), files.end(), [](const SetFile& f) { return f.name == "nd/20-hpn-spare.network"; }),
+              files.end());
+  files.push_back({"nd/30-hpn-down-ports.network",
+                   "[Match]\nHost=tor-a\nName=spare s2\n\n[Link]\nMTUBytes=9000\nActivationPolicy=down\n"});
+  auto set = parse_switch_set(files, {"sysctl.conf", kSysctl});
+  REQUIRE(set);
+  REQUIRE(set->port("s2") != nullptr);
+  CHECK_FALSE(set->port("s2")->up);
+  CHECK(set->port("spare")->mtu == 9000);
+  CHECK(set->port("spare")->addresses.empty());
+}
+
 TEST_CASE("switch set: errors point at the line", "[switch][apply]") {
   auto with = [](const std::string& name, const std::string& text) {
     auto files = networkd();
@@ -159,12 +173,15 @@ TEST_CASE("switch set: errors point at the line", "[switch][apply]") {
   CHECK(address.error().message ==
         "nd/20-hpn-h1.network:12:9: '10.0.0.300/32' is not an address with its prefix length\n"
         "Address=10.0.0.300/32\n        ^\n");
-  auto other = with("nd/20-hpn-h1.link", "[Match]\nHost=tor-b\nOriginalName=h1\n\n[Link]\nName=h1\n");
+  auto other = with("nd/20-hpn-h1.link", "[Match]\nHost=tor-b\nOriginalName=h1\n\n[Link]\nMACAddress=02:4e:00:00:00:aa\n");
   REQUIRE_FALSE(other);
   CHECK(other.error().message.starts_with("nd/20-hpn-h1.link:2:6: Host=tor-b, and nd/10-hpn-lo.network says Host=tor-a"));
-  auto rename = with("nd/20-hpn-h1.link", "[Match]\nHost=tor-a\nOriginalName=h1\n\n[Link]\nName=eth9\n");
-  REQUIRE_FALSE(rename);
-  CHECK(rename.error().message.starts_with("nd/20-hpn-h1.link:6:1: Name=eth9 renames h1"));
+  auto twice = with("nd/20-hpn-h1.network", "[Match]\nHost=tor-a\nName=h1 up1\n\n[Link]\nMTUBytes=9000\n");
+  REQUIRE_FALSE(twice);
+  CHECK(twice.error().message == "nd/20-hpn-up1.network: a second .network for up1\n");
+  auto bad_name = with("nd/20-hpn-h1.network", "[Match]\nHost=tor-a\nName=h1 a/b\n");
+  REQUIRE_FALSE(bad_name);
+  CHECK(bad_name.error().message == "nd/20-hpn-h1.network:3:9: 'a/b' is not an interface name\nName=h1 a/b\n        ^\n");
   auto sysctl = parse_switch_set(networkd(), {"sysctl.conf", "net.ipv4.ip_forward=1\n"});
   REQUIRE_FALSE(sysctl);
   CHECK(sysctl.error().message == "sysctl.conf:1:1: expected 'key = value'\nnet.ipv4.ip_forward=1\n^\n");
