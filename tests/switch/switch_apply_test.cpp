@@ -4,11 +4,16 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "switch/switch_apply.h"
 #include "switch/switch_set.h"
+#include "test_util.h"
 
 using namespace hpn::sw;
 
@@ -302,4 +307,53 @@ TEST_CASE("switch apply: a sysctl this kernel lacks", "[switch][apply]") {
   auto plan = plan_changes(set, s, 0);
   REQUIRE_FALSE(plan);
   CHECK(plan.error().message == "this kernel has no sysctl net.ipv6.conf.up1.ioam6_id (the set needs it = 3)");
+}
+
+TEST_CASE("switch set: every switch's set config --all writes reads back, agreeing with its frr.conf",
+          "[switch][apply][cli]") {
+  namespace fs = std::filesystem;
+  hpn::test::TempDir dir;
+  REQUIRE(hpn::test::run_hpnctl("plan '" + hpn::test::source_path("examples/lab-2pod.yaml").string() + "' -q -o plan",
+                                dir.path())
+              .exit_code == 0);
+  REQUIRE(hpn::test::run_hpnctl("config --all --blueprint plan -o configs", dir.path()).exit_code == 0);
+  int switches = 0;
+  for (const auto& entry : fs::directory_iterator(dir / "configs")) {
+    if (!entry.is_directory()) continue;
+    ++switches;
+    const std::string name = entry.path().filename();
+    auto set = read_switch_set(entry.path().string());
+    INFO(name << ": " << (set ? "" : set.error().message));
+    REQUIRE(set);
+    CHECK(set->name == name);
+    // frr.conf, written from the same model by another writer: its
+    // interface blocks give every port the same addresses and admin state.
+    std::istringstream frr(hpn::test::read_file(entry.path() / "frr.conf"));
+    std::string line, current;
+    std::map<std::string, std::vector<std::string>> addresses;
+    std::set<std::string> shut, interfaces;
+    for (std::string l; std::getline(frr, l);) {
+      if (l.rfind("! Telemetry: IOAM node ID ", 0) == 0) CHECK(std::stoul(l.substr(26)) == set->node_id);
+      if (l.rfind("interface ", 0) == 0) interfaces.insert(current = l.substr(10));
+      if (l == "exit") current.clear();
+      if (current.empty()) continue;
+      for (const char* key : {" ip address ", " ipv6 address "}) {
+        if (l.rfind(key, 0) == 0) addresses[current].push_back(l.substr(std::string(key).size()));
+      }
+      if (l == " shutdown") shut.insert(current);
+    }
+    std::set<std::string> ports;
+    for (const auto& p : set->ports) {
+      std::vector<std::string> have;
+      for (const auto& a : p.addresses) have.push_back(a.text());
+      CHECK(have == addresses[p.ifname]);
+      ports.insert(p.ifname);
+      if (!p.loopback()) {
+        CHECK(p.up == (shut.count(p.ifname) == 0));
+        CHECK(p.mtu > 0);
+      }
+    }
+    CHECK(ports == interfaces);
+  }
+  CHECK(switches == 36);
 }
