@@ -269,13 +269,13 @@ void add_switch_commands(CLI::App& app, int& exit_code) {
   cmd->add_option("--netns", apply->netns, "Apply inside this named network namespace");
   cmd->add_flag("--dry-run", apply->dry_run, "Print the changes as a diff; change nothing");
   with_values(cmd->add_option("--format", apply->format, "text or json"), {"text", "json"})->capture_default_str();
-  cmd->footer("Sets sysctls, a host port's gateway MAC, MTUs, addresses and admin state; removes\n"
-              "nothing. Refuses a set of another switch (Host=, node ID, a port missing) and a\n"
-              "fabric port carrying an address or route the set does not own. A failed step or\n"
-              "SIGINT/SIGTERM/SIGHUP rolls back every step made, newest first.\n"
+  cmd->footer("Sets sysctls, a host port's gateway MAC, MTUs, addresses and admin state;\n"
+              "removes nothing. Refuses a set of another switch (Host=, node ID, a port\n"
+              "missing) and a fabric port carrying an address or route the set does not own.\n"
+              "A failed step or SIGINT/SIGTERM/SIGHUP rolls back every step made, newest first.\n"
               "Exit status: 0 applied or nothing to change, 2 bad set, another switch's set or\n"
-              "a conflict (nothing done), 3 not root, a kernel step failed or a signal came\n"
-              "(rolled back). See hpnctl-switch(1).");
+              "a conflict (nothing done), 3 not root, a sysctl the kernel lacks, a kernel step\n"
+              "failed or a signal came (rolled back). See hpnctl-switch(1).");
   cmd->callback([apply, &exit_code] { exit_code = run_apply(*apply); });
 }
 
