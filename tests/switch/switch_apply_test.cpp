@@ -357,3 +357,19 @@ TEST_CASE("switch set: every switch's set config --all writes reads back, agreei
   }
   CHECK(switches == 36);
 }
+
+TEST_CASE("switch apply: a set it cannot read is exit 2 at the line, before anything is read of the switch",
+          "[switch][apply][cli]") {
+  namespace fs = std::filesystem;
+  hpn::test::TempDir dir;
+  fs::create_directories(dir / "tor-a" / "networkd");
+  for (const auto& f : networkd()) hpn::test::write_file(dir / "tor-a" / "networkd" / fs::path(f.name).filename(), f.text);
+  hpn::test::write_file(dir / "tor-a" / "sysctl.conf", std::string(kSysctl) + "net.ipv4.ip_forward 1\n");
+  auto bad = hpn::test::run_hpnctl("switch apply tor-a --dry-run", dir.path());
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.err == "hpnctl: tor-a/sysctl.conf:7:1: expected 'key = value'\nnet.ipv4.ip_forward 1\n^\n");
+  CHECK(bad.out.empty());
+  auto none = hpn::test::run_hpnctl("switch apply nowhere", dir.path());
+  CHECK(none.exit_code == 2);
+  CHECK(none.err == "hpnctl: nowhere: not a directory (a switch's set from hpnctl config --all)\n");
+}
