@@ -1,15 +1,27 @@
 #include "cli/switch_command.h"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <functional>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "blueprint/input_file.h"
 #include "cli/exit.h"
+#include "cli/completion.h"
 #include "cli/progress.h"
 #include "switch/host_routes.h"
+#include "switch/switch_apply.h"
+#include "switch/switch_netlink.h"
+#include "switch/switch_set.h"
+#include "system/netns.h"
 #include "system/sd_notify.h"
 #include "switchconfig/agent_config.h"
 
@@ -62,10 +74,178 @@ int run_agent(const AgentArgs& a, const Verbosity& verbosity) {
   return kOk;
 }
 
+struct ApplyArgs {
+  std::string dir;
+  std::string netns;
+  std::string format = "text";
+  bool dry_run = false;
+};
+
+// SIGINT, SIGTERM and SIGHUP during an apply: noted, and the apply stops
+// before its next step and rolls back (apply_plan's `stop`).
+volatile std::sig_atomic_t g_signal = 0;
+extern "C" void note_apply_signal(int sig) { g_signal = sig; }
+
+class SignalGuard {
+ public:
+  SignalGuard() {
+    struct sigaction sa {};
+    sa.sa_handler = note_apply_signal;
+    sa.sa_flags = SA_RESTART;  // netlink calls go on; the apply stops between steps
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
+  }
+  ~SignalGuard() {
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  }
+  SignalGuard(const SignalGuard&) = delete;
+  SignalGuard& operator=(const SignalGuard&) = delete;
+
+ private:
+  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction old_[3];
+};
+
+Status in_namespace(const std::string& netns, const std::function<Status()>& work) {
+  if (netns.empty()) return work();
+  return lab::run_in_netns(netns, work);
+}
+
+// The protocol of the host-route agent's routes, from the set's
+// switch-agent.json when it has one (a ToR); 0 otherwise.
+Result<int> agent_protocol(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / switchconfig::kAgentConfigFile).string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return 0;
+  auto text = read_input_file(path, "an agent configuration", 1 << 20);
+  if (!text) return text.error();
+  auto config = switchconfig::read_agent_config(text.value(), path);
+  if (!config) return config.error();
+  return config->protocol;
+}
+
+int run_apply(const ApplyArgs& a) {
+  if (a.format != "text" && a.format != "json") return fail(kInputError, "--format must be text or json");
+  if (!a.netns.empty() &&
+      (a.netns.find('/') != std::string::npos || a.netns == "." || a.netns == ".." || a.netns.size() > 255)) {
+    return fail(kInputError, fmt::format("--netns '{}' is not a namespace name", a.netns));
+  }
+  auto set = sw::read_switch_set(a.dir);
+  if (!set) return fail_located(kInputError, set.error().message);
+  auto protocol = agent_protocol(a.dir);
+  if (!protocol) return fail(kInputError, protocol.error().message);
+  if (!(a.dry_run && a.netns.empty()) && geteuid() != 0) {
+    return fail(kEnvironmentError, "switch apply changes this switch's network (netlink, /proc/sys) and needs root; "
+                                   "nothing was done. Run it with sudo, or look first with --dry-run");
+  }
+  if (!a.netns.empty() && !std::filesystem::exists(std::string(lab::kNetnsRunDir) + "/" + a.netns)) {
+    return fail(kInputError, fmt::format("no network namespace '{}' (see ip netns list)", a.netns));
+  }
+  sw::SwitchState state;
+  auto read = in_namespace(a.netns, [&]() -> Status {
+    auto s = sw::read_switch_state(sw::sysctl_keys(set.value()));
+    if (!s) return s.error();
+    state = std::move(s.value());
+    return {};
+  });
+  if (!read) return fail(kEnvironmentError, fmt::format("reading the network state: {}", read.error().message));
+
+  std::string identity = a.netns;
+  if (identity.empty()) {
+    char name[HOST_NAME_MAX + 1] = "";
+    gethostname(name, sizeof name);
+    name[HOST_NAME_MAX] = '\0';
+    identity = name;
+  }
+  const std::string where = a.netns.empty() ? set->name : fmt::format("{} (namespace {})", set->name, a.netns);
+  if (auto problems = sw::identity_problems(set.value(), state, identity, !a.netns.empty()); !problems.empty()) {
+    std::string message = fmt::format("{} is not this switch's set; nothing was done:\n", a.dir);
+    for (const auto& p : problems) message += "  " + p + "\n";
+    return fail(kInputError, message);
+  }
+  auto plan = sw::plan_changes(set.value(), state, protocol.value());
+  if (!plan) return fail(kEnvironmentError, fmt::format("{}; nothing was done", plan.error().message));
+  if (!plan->conflicts.empty()) {
+    std::string message = fmt::format("{}: {} carries what the set does not own; nothing was done:\n", a.dir, where);
+    for (const auto& c : plan->conflicts) message += "  " + c + "\n";
+    message += "  (remove them by hand if they are stale: switch apply never removes what it did not make)";
+    return fail(kInputError, message);
+  }
+  const auto& changes = plan->changes;
+
+  sw::ApplyOutcome outcome;
+  if (!a.dry_run && !changes.empty()) {
+    g_signal = 0;
+    SignalGuard guard;
+    auto ran = in_namespace(a.netns, [&]() -> Status {
+      sw::NetlinkSwitchOps ops;
+      outcome = sw::apply_plan(plan.value(), ops, [] { return g_signal != 0; });
+      return {};
+    });
+    if (!ran) return fail(kEnvironmentError, ran.error().message);
+    if (outcome.interrupted) outcome.error = fmt::format("interrupted by {}", sigabbrev_np(g_signal));
+  }
+  const bool failed = !outcome.ok();
+  const std::string result = changes.empty() ? "unchanged" : a.dry_run ? "dry-run" : failed ? "rolled-back" : "applied";
+
+  if (a.format == "json") {
+    nlohmann::ordered_json j;
+    j["switch"] = set->name;
+    j["node_id"] = set->node_id;
+    j["netns"] = a.netns.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(a.netns);
+    j["dry_run"] = a.dry_run;
+    j["result"] = result;
+    j["changes"] = nlohmann::ordered_json::array();
+    for (const auto& c : changes) j["changes"].push_back(sw::change_json(c));
+    j["applied"] = failed ? 0 : outcome.applied;
+    if (failed) {
+      j["failed_step"] = {{"step", *outcome.failed_step + 1}, {"text", changes[*outcome.failed_step].text()},
+                          {"error", outcome.error}};
+      j["rolled_back"] = nlohmann::ordered_json::array();
+      for (size_t i : outcome.undone) j["rolled_back"].push_back(changes[i].text());
+      j["undo_errors"] = outcome.undo_errors;
+    } else {
+      j["failed_step"] = nullptr;
+    }
+    std::cout << j.dump(2) << '\n';
+  } else if (changes.empty()) {
+    std::cout << where << ": nothing to change (0 changes)\n";
+  } else {
+    std::cout << fmt::format("{}: {} change{}{}\n", where, changes.size(), changes.size() == 1 ? "" : "s",
+                             a.dry_run ? " (dry run: nothing is changed)" : "");
+    sw::render_plan(plan.value(), std::cout);
+    if (!a.dry_run && !failed) {
+      std::cout << fmt::format("applied {} change{}\n", outcome.applied, outcome.applied == 1 ? "" : "s");
+    }
+    if (failed) {
+      std::cout << fmt::format("rolled back {} change{}, newest first:\n", outcome.undone.size(),
+                               outcome.undone.size() == 1 ? "" : "s");
+      for (size_t i : outcome.undone) std::cout << "  undo " << changes[i].text() << '\n';
+    }
+  }
+  if (failed) {
+    std::string message =
+        outcome.interrupted
+            ? fmt::format("{} before step {} of {}: {}", outcome.error, *outcome.failed_step + 1, changes.size(),
+                          changes[*outcome.failed_step].text())
+            : fmt::format("step {} of {} failed: {}\n  {}", *outcome.failed_step + 1, changes.size(),
+                          changes[*outcome.failed_step].text(), outcome.error);
+    if (outcome.undo_errors.empty()) {
+      message += fmt::format("\n  the {} change{} made before it {} rolled back", outcome.undone.size(),
+                             outcome.undone.size() == 1 ? "" : "s", outcome.undone.size() == 1 ? "was" : "were");
+    } else {
+      message += "\n  rollback incomplete, the switch is partly changed:";
+      for (const auto& e : outcome.undo_errors) message += "\n  " + e;
+    }
+    return fail(kEnvironmentError, message);
+  }
+  return kOk;
+}
+
 }  // namespace
 
 void add_switch_commands(CLI::App& app, int& exit_code) {
-  auto* sw = app.add_subcommand("switch", "Run on a switch: the ToR host-route agent");
+  auto* sw = app.add_subcommand("switch", "Run on a switch: apply its file set; the ToR host-route agent");
   sw->require_subcommand(1);
 
   auto args = std::make_shared<AgentArgs>();
@@ -80,6 +260,23 @@ void add_switch_commands(CLI::App& app, int& exit_code) {
                 "Exit status: 0 stopped by a signal, 2 bad configuration, 3 no CAP_NET_ADMIN\n"
                 "or netlink failed. See hpnctl-switch(1).");
   agent->callback([args, agent, &exit_code] { exit_code = run_agent(*args, verbosity_of(*agent)); });
+
+  auto apply = std::make_shared<ApplyArgs>();
+  auto* cmd = sw->add_subcommand(
+      "apply", "Make this switch's interfaces and sysctls what its file set from config --all says (root)");
+  cmd->add_option("dir", apply->dir, "The switch's directory of hpnctl config --all (networkd/, sysctl.conf)")
+      ->required();
+  cmd->add_option("--netns", apply->netns, "Apply inside this named network namespace");
+  cmd->add_flag("--dry-run", apply->dry_run, "Print the changes as a diff; change nothing");
+  with_values(cmd->add_option("--format", apply->format, "text or json"), {"text", "json"})->capture_default_str();
+  cmd->footer("Sets sysctls, a host port's gateway MAC, MTUs, addresses and admin state;\n"
+              "removes nothing. Refuses a set of another switch (Host=, node ID, a port\n"
+              "missing) and a fabric port carrying an address or route the set does not own.\n"
+              "A failed step or SIGINT/SIGTERM/SIGHUP rolls back every step made, newest first.\n"
+              "Exit status: 0 applied or nothing to change, 2 bad set, another switch's set or\n"
+              "a conflict (nothing done), 3 not root, a sysctl the kernel lacks, a kernel step\n"
+              "failed or a signal came (rolled back). See hpnctl-switch(1).");
+  cmd->callback([apply, &exit_code] { exit_code = run_apply(*apply); });
 }
 
 }  // namespace hpn::cli

@@ -16,6 +16,7 @@
 #include "switchconfig/config_db.h"
 #include "switchconfig/frr_conf.h"
 #include "switchconfig/linux_sysctl.h"
+#include "switchconfig/networkd_files.h"
 
 namespace hpn::switchconfig {
 
@@ -76,6 +77,15 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
           ++written;
         }
       }
+      // The interfaces, as systemd-networkd files (networkd_files.h).
+      if (st && !fs::create_directory(at / kNetworkdDir, ec)) {
+        st = Error{fmt::format("{}: cannot create: {}", (at / kNetworkdDir).string(), ec ? ec.message() : "exists")};
+      }
+      for (const auto& f : st ? networkd_files(c) : std::vector<SwitchFile>{}) {
+        if (st = write_text(at / f.path, f.text); !st) break;
+        bytes += static_cast<std::int64_t>(f.text.size());
+        ++written;
+      }
       files += written;
       std::lock_guard<std::mutex> guard(lock);
       if (!st && first_error.empty()) first_error = st.error().message;
@@ -95,6 +105,7 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
   manifest["spec_name"] = bp.spec_name;
   manifest["tool_version"] = bp.tool_version;
   manifest["files"] = {"frr.conf", "config_db.json", "sysctl.conf"};
+  manifest["networkd_dir"] = kNetworkdDir;  // .link and .network files (networkd_files.h)
   manifest["agent_file"] = kAgentConfigFile;  // beside them on every switch that learns hosts
   manifest["switches"] = nlohmann::ordered_json::array();
   for (int d : switches) manifest["switches"].push_back(bp.devices[d].name);

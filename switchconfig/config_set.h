@@ -1,7 +1,8 @@
 // `hpnctl config --all -o DIR`: every switch's configuration, written all or
 // nothing the way plans are (blueprint/staged_dir.h): DIR/<switch>/frr.conf,
-// DIR/<switch>/config_db.json and DIR/<switch>/sysctl.conf, on a switch
-// that learns hosts DIR/<switch>/switch-agent.json (agent_config.h), and
+// DIR/<switch>/config_db.json, DIR/<switch>/sysctl.conf and its interfaces
+// as systemd-networkd files in DIR/<switch>/networkd/ (networkd_files.h,
+// which `hpnctl switch apply` reads back), on a switch that learns hosts DIR/<switch>/switch-agent.json (agent_config.h), and
 // DIR/hpnctl-config.json naming the plan and the switches. A directory
 // without that file is never replaced.
 #pragma once

@@ -36,6 +36,7 @@ const std::map<std::pair<std::string, int>, std::string> kElsewhere = {
     {{"lab ping", 0}, "verify/lab: lab ping shows one probe's hops by the blueprint's names"},
     {{"host announce", 0}, "host announce: one gratuitous ARP and one NA arrive on each member's peer"},
     {{"switch agent", 0}, "switch agent: reachable hosts become /32 and /128 routes, others are refused, ..."},
+    {{"switch apply", 0}, "switch apply in a namespace: applies, changes nothing twice, refuses, rolls back exactly"},
 };
 
 // The rows of hpnctl(1)'s "By command": command -> the codes its line lists.
@@ -98,6 +99,7 @@ TEST_CASE("cli/exit codes: every row of hpnctl(1)'s table, each code given by a 
     "switch": "t", "ports": ["lo"], "prefixes": ["10.0.0.0/8"], "table": 254, "protocol": 80})");
   hpn::test::write_file(dir / "bad.csv", "a_device,a_port,z_device,z_port\nx,y,z,w\n");
   REQUIRE(hpn::test::run_hpnctl("profile host-p0-s00-h000 --blueprint plan", dir.path()).exit_code == 0);
+  REQUIRE(hpn::test::run_hpnctl("config --all --blueprint plan -o sets", dir.path()).exit_code == 0);
   hpn::test::write_file(dir / "h0.json", hpn::test::run_hpnctl("profile host-p0-s00-h000 --blueprint plan", dir.path()).out);
   std::string dumps;
   for (const auto& e : std::filesystem::directory_iterator(hpn::test::source_path("tests/data/lldp/planned"))) {
@@ -166,6 +168,9 @@ TEST_CASE("cli/exit codes: every row of hpnctl(1)'s table, each code given by a 
       {"host announce", 3, "host announce h0.json --netns " + ns, true},
       {"switch agent", 2, "switch agent --config none.json"},
       {"switch agent", 3, "switch agent --config agent.json", true},
+      // A host's namespace is no switch: its name is not the set's, its ports not the set's.
+      {"switch apply", 2, "switch apply sets/tor-p0-s00-r1a --netns " + ns},
+      {"switch apply", 3, "switch apply sets/tor-p0-s00-r1a --netns " + ns, true},
       {"completion", 0, "completion bash"},
       {"completion", 2, "completion fish"},
   };

@@ -102,8 +102,10 @@ TEST_CASE("config --all writes every switch, all or nothing, the same bytes each
   auto r = run_hpnctl("config --all --blueprint plan -o configs", dir.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  // 3 files a switch, the agent's on each of the 16 ToRs, the manifest.
-  CHECK(r.out == "wrote 36 switch configurations (125 files, " + r.out.substr(r.out.find("files, ") + 7));
+  // 3 files a switch, the agent's on each of the 16 ToRs, the networkd
+  // files (the loopback's, the host ports' .link, a .network per group of ports
+  // that say the same), the manifest.
+  CHECK(r.out == "wrote 36 switch configurations (417 files, " + r.out.substr(r.out.find("files, ") + 7));
   auto manifest = nlohmann::json::parse(hpn::test::read_file(dir / "configs" / "hpnctl-config.json"));
   CHECK(manifest["format"] == "hpnctl-config-set");
   REQUIRE(manifest["switches"].size() == 36);

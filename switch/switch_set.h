@@ -1,0 +1,66 @@
+// A switch's file set as `hpnctl switch apply DIR` reads it back: the
+// systemd-networkd files config --all writes under DIR/networkd/
+// (switchconfig/networkd_files.h) and DIR/sysctl.conf
+// (switchconfig/linux_sysctl.h). The parser takes exactly the subset those
+// writers produce; anything else is an error at its line (`file:line:col:`
+// with the line and a caret), never skipped, so what apply makes is what
+// networkd would make at the next boot.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "blueprint/result.h"
+
+namespace hpn::sw {
+
+// An address with its prefix length, the address in inet_ntop's canonical
+// text so state read back compares equal.
+struct IfPrefix {
+  int family = 4;
+  std::string address;
+  int length = 0;
+  std::string text() const { return address + "/" + std::to_string(length); }
+  friend bool operator==(const IfPrefix&, const IfPrefix&) = default;
+};
+// "10.0.0.1/32", "fd48:504e::1/128"; false for anything else.
+bool parse_if_prefix(std::string_view text, IfPrefix& out);
+
+struct SetPort {
+  std::string ifname;
+  std::string mac;   // [Link] MACAddress= of its .link, lower case; empty: left as it is
+  int mtu = 0;       // 0: left as it is (the loopback)
+  bool up = true;    // ActivationPolicy=up|down
+  std::vector<IfPrefix> addresses;
+  bool loopback() const { return ifname == "lo"; }
+};
+
+struct SetSysctl {
+  std::string key;  // dotted, sysctl(8) form
+  std::string value;
+  bool optional = false;  // "-key = value": skipped where the kernel lacks it
+  friend bool operator==(const SetSysctl&, const SetSysctl&) = default;
+};
+
+struct SwitchSet {
+  std::string name;           // every file's [Match] Host=
+  std::uint32_t node_id = 0;  // sysctl net.ipv6.ioam6_id
+  std::vector<SetPort> ports; // lo first, then the ports in file-name order
+  std::vector<SetSysctl> sysctls;  // file order
+  const SetPort* port(const std::string& ifname) const;
+};
+
+struct SetFile {
+  std::string name;  // as errors show it: "DIR/networkd/20-hpn-etp1.network"
+  std::string text;
+};
+
+// Parses the set from its files' texts (networkd files in any order, by the
+// name's suffix .link or .network); pure, for tests.
+Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const SetFile& sysctl_conf);
+
+// Reads DIR/networkd/*.{link,network} and DIR/sysctl.conf.
+Result<SwitchSet> read_switch_set(const std::string& dir);
+
+}  // namespace hpn::sw
