@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
         }
       }
       for (const auto& f : injected) {
-        if (f.kind != "lossy") continue;
+        if (f.kind != hpn::validator::FindingKind::lossy) continue;
         const int d = f.cables[0] * 2 + f.direction;
         std::string what = "none";
         for (const auto& c : est.culprits)

@@ -33,6 +33,8 @@
 #include "validator/witness.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 using namespace hpn::lab;
 using namespace hpn::test;
 
@@ -542,7 +544,7 @@ TEST_CASE("dataplane/lab (root): a core that stops following its rules is named,
   auto report = validator::diff(fabric, witnesses);
   std::vector<const validator::Finding*> faults;
   for (const auto& f : report.findings) {
-    if (f.severity != "info") faults.push_back(&f);
+    if (f.severity != Severity::info) faults.push_back(&f);
   }
   // What crossed core-1-00, for the message when nothing is named.
   std::string through;
@@ -556,7 +558,7 @@ TEST_CASE("dataplane/lab (root): a core that stops following its rules is named,
   REQUIRE_FALSE(faults.empty());
   for (const auto* f : faults) {
     INFO(f->message);
-    CHECK(f->kind == "core-rule-violation");
+    CHECK(f->kind == FindingKind::core_rule_violation);
     CHECK(f->expected.starts_with("core-1-00: in etp2 for pod 1 -> out etp6 (core-rules.csv row "));
     CHECK(f->observed.find("etp7") != std::string::npos);
   }

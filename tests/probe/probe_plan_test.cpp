@@ -7,6 +7,7 @@
 #include "probe/probe_plan.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
 using hpn::test::LabFixture;
 
 namespace {
@@ -111,7 +112,7 @@ TEST_CASE("probe/plan: with a ToR uplink gone, rounds stop short of the bound on
   CHECK(rounds < 8);
   auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "missing");
+  CHECK(r.findings[0].kind == FindingKind::missing);
   CHECK(r.findings[0].cables == std::vector<int>{c});
 }
 

@@ -22,6 +22,8 @@
 #include "validator/report.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 using hpn::test::LabFixture;
 using hpn::test::records_of;
 using hpn::test::set_of;
@@ -57,7 +59,7 @@ validator::Report probe_and_diff(const LabFixture& lab, const Probing& how, int6
 std::vector<std::string> lossy(const LabFixture& lab, const validator::Report& r) {
   std::vector<std::string> out;
   for (const auto& f : r.findings) {
-    if (f.kind != "lossy") continue;
+    if (f.kind != FindingKind::lossy) continue;
     REQUIRE(f.loss.has_value());
     out.push_back(lab.bp().cables[f.cables.at(0)].id + (f.loss->direction == 0 ? " a-z" : " z-a"));
   }
@@ -152,11 +154,11 @@ TEST_CASE("validator/lossy: an uplink losing 30% one way and a host cable 50% th
     CHECK(serious_findings(r).size() == 2);
     CHECK_FALSE(r.clean());
     for (const auto& f : r.findings) {
-      if (f.kind != "lossy") continue;
+      if (f.kind != FindingKind::lossy) continue;
       const double truth = f.cables[0] == uplink ? 0.30 : 0.50;
       WARN(fmt::format("{} at {:.0f}% background: {:.3f} ({:.3f} to {:.3f}), {} of {}", f.cables[0] == uplink ? "uplink" : "host",
                        background * 100, f.loss->rate, f.loss->low, f.loss->high, f.loss->lost, f.loss->attempts));
-      CHECK(f.severity == "critical");
+      CHECK(f.severity == Severity::critical);
       // The loss rounds' trains count every datagram over a traced path.
       CHECK(f.loss->rate == Approx(truth).margin(0.03));
       CHECK(f.loss->low <= truth + 0.01);
@@ -196,7 +198,7 @@ TEST_CASE("validator/lossy: retries do not hide loss: every datagram of every tr
   // probes lost would see almost nothing; the trains' datagrams show the
   // 30%, each lost one counted.
   REQUIRE(lossy(lab, r) == std::vector<std::string>{lab.bp().cables[uplink].id + " a-z"});
-  REQUIRE(r.findings[0].kind == "lossy");
+  REQUIRE(r.findings[0].kind == FindingKind::lossy);
   CHECK(r.findings[0].loss->rate == Approx(0.30).margin(0.03));
   CHECK(r.summary.lost * 20 < r.findings[0].loss->lost);
 }
@@ -214,9 +216,9 @@ TEST_CASE("validator/lossy: a cable another finding names is not also lossy") {
   INFO(findings_text(r));
   CHECK(lossy(lab, r).empty());
   REQUIRE(serious_findings(r).size() == 2);
-  CHECK(r.findings[0].kind == "missing");
+  CHECK(r.findings[0].kind == FindingKind::missing);
   CHECK(r.findings[0].cables == std::vector<int>{dark});
-  CHECK(r.findings[1].kind == "unidirectional");
+  CHECK(r.findings[1].kind == FindingKind::unidirectional);
   CHECK(r.findings[1].cables == std::vector<int>{oneway});
 }
 
@@ -237,7 +239,7 @@ TEST_CASE("validator/lossy: the thresholds set the severity, and a rate below th
   options.loss.critical = 0.50;
   auto r = validator::diff(*lab.fabric, witnesses, options);
   REQUIRE(lossy(lab, r).size() == 1);
-  CHECK(r.findings[0].severity == "warning");
+  CHECK(r.findings[0].severity == Severity::warning);
   options.loss.warn = 0.60;
   options.loss.critical = 0.70;
   r = validator::diff(*lab.fabric, witnesses, options);
@@ -254,7 +256,7 @@ TEST_CASE("validator/lossy: the JSON report carries the loss, and the observatio
   std::ostringstream out;
   validator::render_report(r, *lab.fabric, OutputFormat::json, out);
   const auto j = nlohmann::json::parse(out.str());
-  REQUIRE(r.findings[0].kind == "lossy");
+  REQUIRE(r.findings[0].kind == FindingKind::lossy);
   const auto& loss = j["findings"][0]["loss"];
   CHECK(loss["direction"] == "a_to_z");
   CHECK(loss["attempts"].get<int64_t>() == r.findings[0].loss->attempts);
