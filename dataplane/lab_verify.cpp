@@ -364,7 +364,7 @@ Result<probe::ObservationRecord> lab_ping(const Blueprint& bp, const LabState& l
   auto sent = probe::read_observation_file(sent_file);
   if (!sent) return sent.error();
   for (const auto& o : sent.value()) {
-    if (o.direction == "forward" && o.received) return probe::ObservationRecord(o);
+    if (o.direction == probe::ProbeDirection::forward && o.received) return probe::ObservationRecord(o);
   }
   // Lost on the way back, perhaps: what the receiver saw is the answer.
   auto seen = probe::read_observation_file(seen_file);

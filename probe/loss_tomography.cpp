@@ -87,7 +87,7 @@ class EvidenceBuilder {
         const std::optional<std::uint64_t> run = listener_run_id(o.run);
         if (!run) continue;
         heard_.push_back({{*run, o.probe, r.src_address, o.src_udp_port}, o.attempt, index});
-      } else if (!trains_only_ && o.direction == "reverse" && o.received) {
+      } else if (!trains_only_ && o.direction == ProbeDirection::reverse && o.received) {
         replies_.push_back({{run_id_of(o.run), o.probe, r.dst_address, o.dst_udp_port}, index});
       }
     }
@@ -100,7 +100,7 @@ class EvidenceBuilder {
     HugeVector<Flow> flows;
     for (std::size_t i = 0; i < obs.size() && !trains_only_; ++i) {
       const Observation& o = obs[i];
-      if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+      if (o.src_device.empty() || o.direction != ProbeDirection::forward || !o.received) continue;
       const ResolvedObservation& r = index_[i];
       const std::uint32_t reply = reply_to({run_id_of(o.run), o.probe, r.src_address, o.src_udp_port});
       flows.push_back({flow_of(r, o), static_cast<std::uint32_t>(i), reply});
@@ -116,7 +116,7 @@ class EvidenceBuilder {
     flows = {};
     for (const auto& o : obs) {
       if (o.src_device.empty()) continue;
-      if (o.direction == "forward" && (o.train > 0) == trains_only_) forward(o);
+      if (o.direction == ProbeDirection::forward && (o.train > 0) == trains_only_) forward(o);
       // Switch probes are no evidence of loss: the switch's answer comes
       // back by a path no trace shows, so each loses about twice what its
       // traced half crosses (under the lab's --loss 5 the uplinks they
@@ -301,7 +301,7 @@ class EvidenceBuilder {
     std::vector<DirectedCable> path;
     for (std::size_t i = 0; i < obs_.size(); ++i) {
       const Observation& o = obs_[i];
-      if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+      if (o.src_device.empty() || o.direction != ProbeDirection::forward || !o.received) continue;
       const ResolvedObservation& r = index_[i];
       const PortRef sender{r.src, r.src_port};
       if (r.src < 0 || r.dst < 0 || !sender.valid()) continue;
@@ -359,7 +359,8 @@ class EvidenceBuilder {
 std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observation& o) {
   const int src = fabric.device_by_name(o.src_device), dst = fabric.device_by_name(o.dst_device);
   if (!o.received || src < 0 || dst < 0) return {};
-  const PortRef end = o.direction == "expired" ? PortRef{} : PortRef{dst, fabric.port_by_name(dst, o.rx_port)};
+  const PortRef end =
+      o.direction == ProbeDirection::expired ? PortRef{} : PortRef{dst, fabric.port_by_name(dst, o.rx_port)};
   std::vector<DirectedCable> links;
   trace_of(fabric, {src, fabric.port_by_name(src, o.src_port)}, o.hops, end, links);
   return links;

@@ -32,6 +32,7 @@
 #include "test_util.h"
 
 using hpn::probe::Observation;
+using hpn::probe::ProbeDirection;
 
 namespace {
 
@@ -282,7 +283,7 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
     CHECK(o.received);
     REQUIRE(o.hops.size() == 1);
     if (i % 2 == 0) {
-      CHECK(o.direction == "forward");
+      CHECK(o.direction == ProbeDirection::forward);
       CHECK(o.src_device == "host-a");
       CHECK(o.src_port == "etp1a");
       CHECK(o.src_address == "2001:db8:1::1");
@@ -293,7 +294,7 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
       CHECK(o.rx_port == "etp5b");
       check_hop(o.hops[0], 7, 11, 12);
     } else {
-      CHECK(o.direction == "reverse");
+      CHECK(o.direction == ProbeDirection::reverse);
       CHECK(o.src_device == "host-b");
       CHECK(o.src_port == "etp5b");
       CHECK(o.src_address == "2001:db8:2::2");
@@ -339,7 +340,7 @@ TEST_CASE("agent/netns: with nobody listening every probe is lost, within the ti
   REQUIRE(obs);
   REQUIRE(obs->size() == 2);
   for (const auto& o : *obs) {
-    CHECK(o.direction == "forward");
+    CHECK(o.direction == ProbeDirection::forward);
     CHECK_FALSE(o.received);
     CHECK(o.hops.empty());
     CHECK(o.src_port == "a0");  // no mapping given: the interface name

@@ -12,6 +12,7 @@
 #include "probe/probe_rounds.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
 using hpn::test::LabFixture;
 using hpn::test::TempDir;
 
@@ -105,7 +106,7 @@ TEST_CASE("probe/rounds: switch rounds first, a sender per port, then host round
   for (const auto& e : rounds.entries()) probes += e.target.source_ports.size();
   std::set<std::pair<std::int64_t, int>> recorded;
   for (const auto& o : seen) {
-    if (o.direction != "reverse") recorded.insert({o.entry, o.src_udp_port});
+    if (o.direction != ProbeDirection::reverse) recorded.insert({o.entry, o.src_udp_port});
   }
   CHECK(recorded.size() == probes);
 }

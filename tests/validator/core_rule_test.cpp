@@ -14,6 +14,7 @@
 #include "validator/witness.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
 using hpn::validator::FindingKind;
 using hpn::validator::Severity;
 using hpn::test::findings_of_kind;
@@ -90,7 +91,7 @@ struct TwoPods {
     probe::ObservationRecord o;
     o.run = "0123456789abcdef";
     o.probe = 1;
-    o.direction = "forward";
+    o.direction = ProbeDirection::forward;
     o.src_device = "host-p0-s00-h000";
     o.src_port = "nic1p1";
     o.src_address = address(sender.device, 1);

@@ -8,6 +8,7 @@
 #include "support/findings.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
 using hpn::validator::FindingKind;
 using hpn::validator::Severity;
 using hpn::test::LabFixture;
@@ -252,7 +253,7 @@ TEST_CASE("validator/diff: an expired probe witnesses each cable up to the switc
   }
   probe::ObservationRecord o;
   o.run = "r";
-  o.direction = "expired";
+  o.direction = ProbeDirection::expired;
   o.src_device = bp.devices[host].name;
   o.src_port = "nic1p1";
   o.dst_device = bp.devices[agg.device].name;

@@ -22,6 +22,7 @@
 #include "validator/report.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
 using hpn::validator::FindingKind;
 using hpn::validator::Severity;
 using hpn::test::LabFixture;
@@ -116,7 +117,7 @@ TEST_CASE("validator/lossy: a burst lost from one train is no lossy cable, at an
     std::vector<size_t> counted;
     for (size_t i = 0; i < seen.size(); ++i) {
       const auto& o = seen[i];
-      if (o.train == 0 || o.src_device.empty() || o.direction != "forward" || o.arrived < 12) continue;
+      if (o.train == 0 || o.src_device.empty() || o.direction != ProbeDirection::forward || o.arrived < 12) continue;
       // Not across the lossy cable: the burst is the only loss of its path.
       const auto path = probe::traced_cables(*lab.fabric, o);
       if (std::find(path.begin(), path.end(), uplink * 2) != path.end()) continue;
@@ -273,7 +274,7 @@ TEST_CASE("validator/lossy: the JSON report carries the loss, and the observatio
 
   probe::ObservationRecord o;
   o.run = "r";
-  o.direction = "forward";
+  o.direction = ProbeDirection::forward;
   o.src_device = "h";
   o.attempt = 3;
   std::istringstream line(probe::to_json_line(o));
@@ -323,7 +324,7 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   // The trains across it, as a sender that heard no report records them.
   std::set<std::pair<std::string, int>> blank;  // (sender's address, source port)
   for (auto& o : seen) {
-    if (o.train == 0 || o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+    if (o.train == 0 || o.src_device.empty() || o.direction != ProbeDirection::forward || !o.received) continue;
     const auto path = probe::traced_cables(*lab.fabric, o);
     if (std::find(path.begin(), path.end(), down) == path.end()) continue;
     blank.insert({o.src_address, o.src_udp_port});
@@ -335,7 +336,7 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   REQUIRE_FALSE(blank.empty());
   // The receivers' records of those trains, and the replies, are gone too.
   std::erase_if(seen, [&](const probe::ObservationRecord& o) {
-    return o.train > 0 && (o.src_device.empty() || o.direction != "forward") &&
+    return o.train > 0 && (o.src_device.empty() || o.direction != ProbeDirection::forward) &&
            blank.count({o.src_address, o.src_udp_port}) > 0;
   });
   validator::DiffOptions options;
@@ -380,7 +381,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   std::vector<probe::ObservationRecord> seen = records_of(run.observations);
   const probe::ObservationRecord* ring = nullptr;
   for (const auto& o : seen) {
-    if (o.train > 0 && !o.src_device.empty() && o.direction == "forward" && o.received &&
+    if (o.train > 0 && !o.src_device.empty() && o.direction == ProbeDirection::forward && o.received &&
         probe::traced_cables(*lab.fabric, o).size() == 2) {
       ring = &o;
       break;
@@ -395,7 +396,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   };
   int blanked = 0;
   for (auto& o : seen) {
-    if (o.src_device != src || o.src_port != port || o.direction != "forward" || !same_flow(o)) continue;
+    if (o.src_device != src || o.src_port != port || o.direction != ProbeDirection::forward || !same_flow(o)) continue;
     o.received = false;
     o.hops.clear();
     o.rx_port.clear();
@@ -404,7 +405,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   }
   REQUIRE(blanked >= 1);
   std::erase_if(seen, [&](const probe::ObservationRecord& o) {
-    return (o.src_device.empty() || o.direction != "forward") && same_flow(o);
+    return (o.src_device.empty() || o.direction != ProbeDirection::forward) && same_flow(o);
   });
   const probe::LossEvidence e = probe::collect_loss_evidence(*lab.fabric, set_of(seen));
   for (const probe::DirectedCable d : path) {

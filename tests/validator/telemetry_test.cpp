@@ -20,6 +20,7 @@
 #include "validator/report.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
 using hpn::validator::FindingKind;
 using hpn::validator::Severity;
 using hpn::test::LabFixture;
@@ -192,7 +193,7 @@ TEST_CASE("validator/telemetry: hop limits tell a switch that wrote nothing from
   for (int limit : {62, 61}) {
     probe::ObservationRecord o;
     o.run = "r";
-    o.direction = "forward";
+    o.direction = ProbeDirection::forward;
     o.src_device = bp.devices[src].name;
     o.src_port = "nic1p1";
     o.dst_device = bp.devices[dst].name;
@@ -351,7 +352,7 @@ probe::ObservationRecord through_core(const LabFixture& lab, const std::string& 
   };
   probe::ObservationRecord o;
   o.run = "r";
-  o.direction = "forward";
+  o.direction = ProbeDirection::forward;
   o.src_device = "host-p0-s00-h000";
   o.src_port = "nic1p2";
   o.dst_device = "host-p1-s00-h000";
