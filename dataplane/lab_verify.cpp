@@ -315,7 +315,7 @@ Result<probe::ObservationRecord> lab_ping(const Blueprint& bp, const LabState& l
   if (!to || to->role != "host") return Error{fmt::format("no host '{}' in the lab", dst)};
   std::string address;
   for (const auto& i : bp.interfaces) {
-    if (bp.devices[i.device].name == dst && i.nic == nic && i.purpose == "host") address = i.ipv6;
+    if (bp.devices[i.device].name == dst && i.nic == nic && i.purpose == InterfacePurpose::host) address = i.ipv6;
   }
   if (address.empty()) return Error{fmt::format("{} has no back-end NIC {}", dst, nic)};
   // The sender's first port of that NIC that is wired in the lab.

@@ -133,7 +133,7 @@ std::vector<int> switches_in_scope(const Blueprint& bp, const std::vector<int>& 
 
 std::string bond_address(const Blueprint& bp, int host, int nic) {
   for (const auto& i : bp.interfaces) {
-    if (i.device == host && i.nic == nic && i.purpose == "host") return i.ipv6;
+    if (i.device == host && i.nic == nic && i.purpose == InterfacePurpose::host) return i.ipv6;
   }
   return {};
 }
@@ -212,7 +212,7 @@ std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<in
   FabricIndex f(bp);
   std::map<int, std::string> loopback;
   for (const auto& i : bp.interfaces) {
-    if (i.purpose == "loopback" && !i.ipv6.empty()) loopback[i.device] = i.ipv6;
+    if (i.purpose == InterfacePurpose::loopback && !i.ipv6.empty()) loopback[i.device] = i.ipv6;
   }
   // The sending port behind each ToR: the first in-scope host's port there.
   std::map<int, std::pair<int, std::string>> sender_of;

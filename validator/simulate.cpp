@@ -69,7 +69,7 @@ FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) :
     }
   }
   for (const auto& i : bp.interfaces) {
-    if (i.purpose == "host") addresses_.emplace(key(i.device, i.nic), i.ipv6);
+    if (i.purpose == InterfacePurpose::host) addresses_.emplace(key(i.device, i.nic), i.ipv6);
   }
 }
 

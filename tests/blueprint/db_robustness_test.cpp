@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 
 #include "blueprint/store.h"
@@ -173,6 +174,26 @@ TEST_CASE("blueprint/db: a lost table, view or column is named when the file is 
     REQUIRE_FALSE(store.ok());
     CHECK(store.error().message == db.string() + ": " + c.message);
   }
+}
+
+TEST_CASE("blueprint/db: an interface's purpose is one the model knows, or the blueprint is refused") {
+  test::TempDir dir;
+  const fs::path db = plan_lab(dir);
+  {
+    auto store = BlueprintStore::open((dir / "plan").string());
+    REQUIRE(store.ok());
+    auto bp = store->load();
+    REQUIRE(bp.ok());
+    std::set<std::string> purposes;
+    for (const auto& i : bp->interfaces) purposes.insert(std::string(to_string(i.purpose)));
+    CHECK(purposes == std::set<std::string>{"gateway", "host", "loopback"});
+  }
+  run_sql(db, "UPDATE interfaces SET purpose = 'uplink' WHERE interface = 'Loopback0' AND device = 'core-1-00';");
+  auto store = BlueprintStore::open((dir / "plan").string());
+  REQUIRE(store.ok());
+  auto bp = store->load();
+  REQUIRE_FALSE(bp.ok());
+  CHECK(bp.error().message == db.string() + ": interface Loopback0 of core-1-00: unknown purpose 'uplink'");
 }
 
 TEST_CASE("blueprint/db: files that are not blueprints are refused in one line") {

@@ -103,12 +103,12 @@ hpn::Blueprint small_blueprint() {
                 device("host-b", Role::host, 0, 0, kNone, kNone, 0),
                 device("tor-1a", Role::tor, 0, 0, 1, 1, 1),
                 device("core-1-00", Role::core, kNone, kNone, 1, kNone, 2)};
-  bp.interfaces = {{0, "bond1", "host", 1, "10.0.0.16", 24, "", 0, ""},
-                   {0, "bond0", "host", 0, "10.16.0.16", 25, "", 0, ""},
-                   {1, "bond0", "host", 0, "10.16.0.17", 25, "", 0, ""},
-                   {2, "Vlan1000", "gateway", kNone, "10.0.0.1", 24, "", 0, ""},
-                   {2, "Loopback0", "loopback", kNone, "10.255.0.2", 32, "", 0, ""},
-                   {3, "Loopback0", "loopback", kNone, "10.255.0.1", 32, "", 0, ""}};
+  bp.interfaces = {{0, "bond1", InterfacePurpose::host, 1, "10.0.0.16", 24, "", 0, ""},
+                   {0, "bond0", InterfacePurpose::host, 0, "10.16.0.16", 25, "", 0, ""},
+                   {1, "bond0", InterfacePurpose::host, 0, "10.16.0.17", 25, "", 0, ""},
+                   {2, "Vlan1000", InterfacePurpose::gateway, kNone, "10.0.0.1", 24, "", 0, ""},
+                   {2, "Loopback0", InterfacePurpose::loopback, kNone, "10.255.0.2", 32, "", 0, ""},
+                   {3, "Loopback0", InterfacePurpose::loopback, kNone, "10.255.0.1", 32, "", 0, ""}};
   return bp;
 }
 

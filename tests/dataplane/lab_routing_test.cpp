@@ -86,7 +86,7 @@ std::map<std::string, std::set<std::string>> model_routes(const Blueprint& bp, c
 std::string bond_address4(const Blueprint& bp, const std::string& host, int nic) {
   const int d = device_index(bp, host);
   for (const auto& i : bp.interfaces) {
-    if (i.device == d && i.purpose == "host" && i.nic == nic) return i.ipv4;
+    if (i.device == d && i.purpose == InterfacePurpose::host && i.nic == nic) return i.ipv4;
   }
   FAIL("no bond " << nic << " on " << host);
   return "";

@@ -194,7 +194,7 @@ TEST_CASE("probe/plan: switch probes go from one port behind each ToR to its agg
     const Role role = bp.devices[t.dst_host].role;
     CHECK(t.source_ports.size() == (role == Role::agg ? 1u : 3u));
     bool loopback = false;
-    for (const auto& i : bp.interfaces) loopback = loopback || (i.device == t.dst_host && i.purpose == "loopback" && i.ipv6 == t.dst_address);
+    for (const auto& i : bp.interfaces) loopback = loopback || (i.device == t.dst_host && i.purpose == InterfacePurpose::loopback && i.ipv6 == t.dst_address);
     CHECK(loopback);
     for (int sp : t.source_ports) CHECK(ports.insert(sp).second);
   }

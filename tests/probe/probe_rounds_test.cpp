@@ -235,7 +235,7 @@ TEST_CASE("probe/plan dir: rounds as files to the end, the senders' files read b
           } else {
             int nic = -1;
             for (const auto& i : lab.bp().interfaces) {
-              if (i.device == dst && i.purpose == "host" && to.find("=" + i.ipv6) != std::string::npos) nic = i.nic;
+              if (i.device == dst && i.purpose == InterfacePurpose::host && to.find("=" + i.ipv6) != std::string::npos) nic = i.nic;
             }
             REQUIRE(nic >= 0);
             obs = j.contains("train") ? model.agent_train(h, port, dst, nic, sport, ++id, j["train"], 3).sender

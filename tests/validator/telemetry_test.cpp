@@ -229,7 +229,7 @@ TEST_CASE("validator/telemetry: a switch probe whose trace ends before its switc
   const PortRef aggregation_port = lab.fabric->end_of(uplink, 1);
   std::string loopback;
   for (const auto& i : lab.bp().interfaces) {
-    if (i.device == agg && i.purpose == "loopback") loopback = i.ipv6;
+    if (i.device == agg && i.purpose == InterfacePurpose::loopback) loopback = i.ipv6;
   }
   const auto o = model.switch_probe(host, lab.fabric->port_by_name(host, "nic1p1"), agg, loopback, 50000, 1);
   REQUIRE(o.received);
