@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
         if (!on) continue;
         std::string path;
         for (uint32_t k = t.first; k < t.first + t.count; ++k) path += fmt::format(" {}{}", bp.cables[witnesses.loss.crossings[k] / 2].id, witnesses.loss.crossings[k] % 2 ? "<" : ">");
-        std::cout << fmt::format("  tx {}/{} unseen {} groups {} {} :{}\n", t.lost, t.attempts, t.unseen, t.groups[0], t.groups[1], path);
+        std::cout << fmt::format("  tx {}/{} unseen {} :{}\n", t.lost, t.attempts, t.unseen, path);
       }
     }
   }
