@@ -159,7 +159,7 @@ std::map<std::pair<std::string, std::string>, std::pair<std::uint64_t, std::uint
 
 TEST_CASE("dataplane/lab (root): BGP converges to the forwarding model, every session up to its wired peer",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   const Wiring wiring = planned_wiring(lab_pod());
   RunningLab lab(wiring);
   auto topology = build_topology(lab_pod(), wiring, lab.state.id);
@@ -240,7 +240,7 @@ TEST_CASE("dataplane/lab (root): BGP converges to the forwarding model, every se
 TEST_CASE("dataplane/lab (root): a host cable that fails withdraws the host from that ToR, and traffic arrives "
           "through the other plane's ToR alone",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   const std::string csv = cabling_csv(lab_pod());
   auto wiring = parse_wiring(csv, "planned.csv", lab_pod());
   REQUIRE(wiring);
@@ -328,7 +328,7 @@ TEST_CASE("dataplane/lab (root): a host cable that fails withdraws the host from
 
 TEST_CASE("dataplane/lab (root): a cable down in the wiring leaves its ToR without the host",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   std::string csv;
   {
     std::istringstream in(cabling_csv(lab_pod()));
@@ -355,7 +355,7 @@ TEST_CASE("dataplane/lab (root): a cable down in the wiring leaves its ToR witho
 TEST_CASE("dataplane/lab (root): two pods joined by the core: each cross-pod hop through a core follows "
           "its core-rules.csv row",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   static const Plan plan = plan_of_file("examples/lab-2pod.yaml");
   const Blueprint& bp = plan.blueprint;
   const std::string csv = cabling_csv(bp);
@@ -478,7 +478,7 @@ TEST_CASE("dataplane/lab (root): two pods joined by the core: each cross-pod hop
 
 TEST_CASE("dataplane/lab (root): a core that stops following its rules is named, and nothing else",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   static const Plan plan = plan_of_file("examples/lab-2pod.yaml");
   const Blueprint& bp = plan.blueprint;
   auto wiring = parse_wiring(cabling_csv(bp), "planned.csv", bp);
