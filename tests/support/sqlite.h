@@ -65,11 +65,11 @@ inline Rows sql_rows(const std::filesystem::path& path, const std::string& sql) 
   return SqliteReader(path).rows(sql);
 }
 
-// Runs SQL against a database file with write access, for making bad
-// inputs; SQLite's error, if any, is the failure's message.
+// Runs SQL against a database file with write access (made if missing),
+// for making bad inputs; SQLite's error, if any, is the failure's message.
 inline void sql_exec(const std::filesystem::path& path, const std::string& sql) {
   sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
+  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) == SQLITE_OK);
   char* error = nullptr;
   const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
   const std::string message = error ? error : "";
