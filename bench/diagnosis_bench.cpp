@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
         }
       }
       for (const auto& f : injected) {
-        if (f.kind != "lossy") continue;
+        if (f.kind != hpn::validator::FindingKind::lossy) continue;
         const int d = f.cables[0] * 2 + f.direction;
         std::string what = "none";
         for (const auto& c : est.culprits)
@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
         if (!on) continue;
         std::string path;
         for (uint32_t k = t.first; k < t.first + t.count; ++k) path += fmt::format(" {}{}", bp.cables[witnesses.loss.crossings[k] / 2].id, witnesses.loss.crossings[k] % 2 ? "<" : ">");
-        std::cout << fmt::format("  tx {}/{} unseen {} groups {} {} :{}\n", t.lost, t.attempts, t.unseen, t.groups[0], t.groups[1], path);
+        std::cout << fmt::format("  tx {}/{} unseen {} :{}\n", t.lost, t.attempts, t.unseen, path);
       }
     }
   }

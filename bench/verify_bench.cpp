@@ -102,8 +102,8 @@ int main(int argc, char** argv) {
     std::cout << fmt::format("  probes per {} cable: min {}, median {}, max {}\n", kind, counts.front(),
                              counts[counts.size() / 2], counts.back());
   }
-  std::map<std::string, int> kinds;
-  for (const auto& f : report.findings) ++kinds[f.kind];
+  std::map<std::string_view, int> kinds;
+  for (const auto& f : report.findings) ++kinds[hpn::validator::to_string(f.kind)];
   for (const auto& [kind, n] : kinds) std::cout << fmt::format("  {} {}\n", n, kind);
   return 0;
 }

@@ -54,8 +54,8 @@ Result<Inventory> build_inventory(const Blueprint& bp) {
   std::vector<std::string> address(bp.devices.size());
   for (const Interface& i : bp.interfaces) {
     const Device& d = bp.devices[i.device];
-    bool front_end = d.role == Role::host && i.purpose == "host" && i.nic == 0;
-    bool loopback = d.role != Role::host && i.purpose == "loopback";
+    bool front_end = d.role == Role::host && i.purpose == InterfacePurpose::host && i.nic == 0;
+    bool loopback = d.role != Role::host && i.purpose == InterfacePurpose::loopback;
     if ((front_end || loopback) && !i.ipv4.empty()) address[i.device] = i.ipv4;
   }
 

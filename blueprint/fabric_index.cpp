@@ -34,7 +34,7 @@ FabricIndex::FabricIndex(const Blueprint& bp) : bp_(bp) {
     if (z >= 0) slots_[first_slot_[cable.z_device] + z] = {static_cast<int>(c), 1};
   }
   for (const auto& i : bp.interfaces) {
-    if (i.purpose != "host") continue;
+    if (i.purpose != InterfacePurpose::host) continue;
     for (const std::string* a : {&i.ipv6, &i.ipv4}) {
       if (a->empty() || !addresses_.emplace(*a, static_cast<int>(address_owners_.size())).second) continue;
       address_owners_.push_back({i.device, i.nic});

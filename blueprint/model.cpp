@@ -54,6 +54,25 @@ bool parse_port_use(std::string_view text, PortUse& out) {
   return false;
 }
 
+std::string_view to_string(InterfacePurpose purpose) {
+  switch (purpose) {
+    case InterfacePurpose::host: return "host";
+    case InterfacePurpose::gateway: return "gateway";
+    case InterfacePurpose::loopback: return "loopback";
+  }
+  return "?";
+}
+
+bool parse_interface_purpose(std::string_view text, InterfacePurpose& out) {
+  for (InterfacePurpose p : {InterfacePurpose::host, InterfacePurpose::gateway, InterfacePurpose::loopback}) {
+    if (to_string(p) == text) {
+      out = p;
+      return true;
+    }
+  }
+  return false;
+}
+
 std::string_view to_string(State state) { return state == State::active ? "active" : "backup"; }
 
 std::string_view to_string(PortUse use) {

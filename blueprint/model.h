@@ -143,12 +143,17 @@ struct CoreRule {
   std::string status;    // "active" when both pods exist, else "reserved"
 };
 
-// A layer-3 interface and its addresses: a host NIC bond, a ToR's gateway
-// toward its hosts, a switch loopback. Empty address: none of that family.
+// What a layer-3 interface is for: a host NIC's bond, a ToR's gateway
+// toward its hosts, a switch's loopback.
+enum class InterfacePurpose { host, gateway, loopback };
+std::string_view to_string(InterfacePurpose purpose);
+bool parse_interface_purpose(std::string_view text, InterfacePurpose& out);
+
+// A layer-3 interface and its addresses. Empty address: none of that family.
 struct Interface {
   int device = 0;
   std::string name;
-  std::string purpose;  // host, gateway, loopback
+  InterfacePurpose purpose = InterfacePurpose::host;
   int nic = kNone;      // the host NIC a bond belongs to (0 = front end)
   std::string ipv4;
   int ipv4_len = 0;

@@ -153,7 +153,7 @@ Status write_rows(const Blueprint& bp, const sql::Db& db) {
   {
     sql::BatchInsert interfaces(db, "interfaces", 9);
     for (const auto& i : bp.interfaces) {
-      interfaces.text(name_of(i.device)).text(i.name).text(i.purpose).integer_or_null(i.nic, kNone);
+      interfaces.text(name_of(i.device)).text(i.name).text(to_string(i.purpose)).integer_or_null(i.nic, kNone);
       interfaces.text_or_null(i.ipv4).integer_or_null(i.ipv4_len, 0);
       interfaces.text_or_null(i.ipv6).integer_or_null(i.ipv6_len, 0).text_or_null(i.mac);
       if (!interfaces.end_row()) return fail(db, "interfaces");
@@ -677,7 +677,9 @@ Result<Blueprint> BlueprintStore::load() const {
       Interface i;
       if (!device_of(s.text(0), i.device)) return Error{fmt::format("{}: interface of unknown device {}", path_, s.text(0))};
       i.name = s.text(1);
-      i.purpose = s.text(2);
+      if (!parse_interface_purpose(s.text(2), i.purpose)) {
+        return Error{fmt::format("{}: interface {} of {}: unknown purpose '{}'", path_, i.name, s.text(0), s.text(2))};
+      }
       i.nic = s.int32_or(3, kNone);
       i.ipv4 = s.text(4);
       i.ipv4_len = s.int32_or(5, 0);

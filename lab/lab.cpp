@@ -180,7 +180,7 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
       // host; it strikes after convergence, so the host is expected.
       if (!c || !port || !port->learns_hosts) continue;
       for (const auto& i : bp.interfaces) {
-        if (i.device != host->device || i.purpose != "host" || i.nic != host->nic) continue;
+        if (i.device != host->device || i.purpose != InterfacePurpose::host || i.nic != host->nic) continue;
         if (!i.ipv6.empty() && !c->gateway.pool6.empty()) p.host_routes[s].insert(i.ipv6 + "/128");
         if (!i.ipv4.empty() && !c->gateway.pool4.empty()) p.host_routes[s].insert(i.ipv4 + "/32");
       }

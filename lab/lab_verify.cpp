@@ -315,7 +315,7 @@ Result<probe::ObservationRecord> lab_ping(const Blueprint& bp, const LabState& l
   if (!to || to->role != "host") return Error{fmt::format("no host '{}' in the lab", dst)};
   std::string address;
   for (const auto& i : bp.interfaces) {
-    if (bp.devices[i.device].name == dst && i.nic == nic && i.purpose == "host") address = i.ipv6;
+    if (bp.devices[i.device].name == dst && i.nic == nic && i.purpose == InterfacePurpose::host) address = i.ipv6;
   }
   if (address.empty()) return Error{fmt::format("{} has no back-end NIC {}", dst, nic)};
   // The sender's first port of that NIC that is wired in the lab.
@@ -364,7 +364,7 @@ Result<probe::ObservationRecord> lab_ping(const Blueprint& bp, const LabState& l
   auto sent = probe::read_observation_file(sent_file);
   if (!sent) return sent.error();
   for (const auto& o : sent.value()) {
-    if (o.direction == "forward" && o.received) return probe::ObservationRecord(o);
+    if (o.direction == probe::ProbeDirection::forward && o.received) return probe::ObservationRecord(o);
   }
   // Lost on the way back, perhaps: what the receiver saw is the answer.
   auto seen = probe::read_observation_file(seen_file);

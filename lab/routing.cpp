@@ -96,7 +96,7 @@ class Solver {
 
 const Interface* bond_of(const Blueprint& bp, int device, int nic) {
   for (const auto& i : bp.interfaces) {
-    if (i.device == device && i.purpose == "host" && i.nic == nic && !i.ipv6.empty()) return &i;
+    if (i.device == device && i.purpose == InterfacePurpose::host && i.nic == nic && !i.ipv6.empty()) return &i;
   }
   return nullptr;
 }
@@ -129,7 +129,7 @@ std::vector<NodeRoutes> compute_routes(const Blueprint& bp, const LabTopology& t
   }
   for (const auto& i : bp.interfaces) {
     const int node = t.node_of(i.device);
-    if (node < 0 || i.purpose != "loopback" || i.ipv6.empty() || !is_switch(solver.role(node))) continue;
+    if (node < 0 || i.purpose != InterfacePurpose::loopback || i.ipv6.empty() || !is_switch(solver.role(node))) continue;
     prefixes[{i.ipv6, i.ipv6_len}].at[node];
   }
 

@@ -1,8 +1,9 @@
 // The routes the fabric's routing converges to on the lab's *actual* wiring:
 // the forwarding model of what FRR, running the switch configurations
 // (switchconfig/), converges to in the lab. The lab itself is routed by
-// FRR; this model is what tests hold FRR's routes against, and what
-// benchmarks and the pure tests forward by.
+// FRR; this model is what the lab's routing tests hold FRR's routes
+// against (tests/dataplane). The benchmarks and the validator's tests
+// forward by another model, validator/simulate.h (FabricModel::route).
 //
 // The model is HPN's (and RFC 7938's) eBGP fabric with unnumbered sessions:
 //  - every cable between two switches of different AS numbers carries a BGP

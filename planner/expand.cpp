@@ -246,7 +246,7 @@ class Expander {
     // Skip the pool's first address: an all-zero interface ID is IPv6's
     // subnet-router anycast address (RFC 4291 §2.6.1).
     uint64_t n = static_cast<uint64_t>(switch_position) + 1;
-    bp_.interfaces.push_back({device, "Loopback0", "loopback", kNone,
+    bp_.interfaces.push_back({device, "Loopback0", InterfacePurpose::loopback, kNone,
                               format_address(4, pool_loop4_.base + n), 32,
                               format_address(6, pool_loop6_.base + n), 128, ""});
   }
@@ -374,7 +374,7 @@ class Expander {
   // the gateway MAC, so a bond's frames to either are taken by whichever
   // ToR its hash sends them to.
   void add_gateway(int device, const Prefix& v4, const Prefix& v6, int side) {
-    bp_.interfaces.push_back({device, "Vlan1000", "gateway", kNone,
+    bp_.interfaces.push_back({device, "Vlan1000", InterfacePurpose::gateway, kNone,
                               format_address(4, v4.base + 1 + side), v4.length,
                               format_address(6, v6.base + 1 + side), v6.length, gateway_mac_});
   }
@@ -385,14 +385,14 @@ class Expander {
       int64_t n = t_.segment_position(pod, seg) * t_.fe_pairs_per_segment + h / s_.frontend.hosts_per_leaf_pair;
       Prefix v4 = pool_fe4_.subnet(fe_len4_, n), v6 = pool_fe6_.subnet(64, n);
       uint64_t local = s_.addressing.first_host_offset + h % s_.frontend.hosts_per_leaf_pair;
-      bp_.interfaces.push_back({device, "bond0", "host", 0, format_address(4, v4.base + local),
+      bp_.interfaces.push_back({device, "bond0", InterfacePurpose::host, 0, format_address(4, v4.base + local),
                                 v4.length, format_address(6, v6.base + local), v6.length,
                                 to_string(bond_mac(bp_.devices[device].node_id, 0))});
     }
     for (int nic = 1; nic <= t_.rails; ++nic) {
       int64_t n = t_.segment_position(pod, seg) * t_.rails + nic - 1;
       Prefix v4 = pool_backend4_.subnet(host_len4_, n), v6 = pool_backend6_.subnet(64, n);
-      bp_.interfaces.push_back({device, fmt::format("bond{}", nic), "host", nic,
+      bp_.interfaces.push_back({device, fmt::format("bond{}", nic), InterfacePurpose::host, nic,
                                 format_address(4, v4.base + offset), v4.length,
                                 format_address(6, v6.base + offset), v6.length,
                                 to_string(bond_mac(bp_.devices[device].node_id, nic))});

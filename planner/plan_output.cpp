@@ -89,7 +89,7 @@ void write_interfaces_csv(const Blueprint& bp, std::ostream& out) {
   CsvWriter w(out);
   w.row({"device", "interface", "purpose", "nic", "ipv4", "ipv4_len", "ipv6", "ipv6_len", "mac"});
   for (const auto& i : bp.interfaces) {
-    w.field(bp.devices[i.device].name).field(i.name).field(i.purpose).null_or(i.nic, kNone);
+    w.field(bp.devices[i.device].name).field(i.name).field(to_string(i.purpose)).null_or(i.nic, kNone);
     w.field(i.ipv4).null_or(i.ipv4_len, 0).field(i.ipv6).null_or(i.ipv6_len, 0).field(i.mac);
     w.end_row();
   }

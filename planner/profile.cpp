@@ -84,8 +84,8 @@ Result<ProfileBuilder> ProfileBuilder::create(const Blueprint& bp, const Profile
   }
   for (size_t i = 0; i < bp.interfaces.size(); ++i) {
     const Interface& row = bp.interfaces[i];
-    if (row.purpose == "host") b.host_rows_[row.device].push_back(static_cast<int>(i));
-    if (row.purpose == "gateway" && b.gateway_[row.device] < 0) b.gateway_[row.device] = static_cast<int>(i);
+    if (row.purpose == InterfacePurpose::host) b.host_rows_[row.device].push_back(static_cast<int>(i));
+    if (row.purpose == InterfacePurpose::gateway && b.gateway_[row.device] < 0) b.gateway_[row.device] = static_cast<int>(i);
   }
 
   // The fabric's NIC speed: back-end NIC 1 of the host panel stands for all

@@ -184,7 +184,7 @@ ListenerCounts run_listener(const ListenerOptions& o, DatagramNetwork& network, 
       ObservationRecord seen;
       seen.run = fmt::format("{:016x}", p.run_id);
       seen.probe = p.probe_id;
-      seen.direction = "forward";
+      seen.direction = ProbeDirection::forward;
       seen.src_address = datagram->remote.address;
       seen.src_udp_port = datagram->remote.port;
       seen.dst_device = o.device;

@@ -143,7 +143,7 @@ class Run {
   Datagram addressed(std::uint64_t id) const;
   bool recounted(ProbeState& s, const ProbeHeader& h, const TrainReport& report);
   void handle_icmp(const Datagram& d);
-  ObservationRecord base(std::uint64_t id, const std::string& direction) const;
+  ObservationRecord base(std::uint64_t id, ProbeDirection direction) const;
   // A train's counts on its forward record: those sent, and what the report said.
   void note_train(ObservationRecord& o, const ProbeState& s) const {
     if (s.train_sent == 0) return;
@@ -420,7 +420,7 @@ bool Run::recounted(ProbeState& s, const ProbeHeader& h, const TrainReport& repo
   return true;
 }
 
-ObservationRecord Run::base(std::uint64_t id, const std::string& direction) const {
+ObservationRecord Run::base(std::uint64_t id, ProbeDirection direction) const {
   const PlannedProbe& p = plan_[id];
   ObservationRecord ob;
   ob.run = o_.run;
@@ -487,7 +487,7 @@ void Run::handle(const Datagram& d) {
 
   auto forward_hops = observed_hops(reply->forward_trace, o_.ioam_namespace);
   if (forward_hops) {
-    ObservationRecord f = base(*id, "forward");
+    ObservationRecord f = base(*id, ProbeDirection::forward);
     f.sent_ns = s.sent_ns[h.attempt];
     f.attempt = h.attempt + 1;
     f.received = true;
@@ -505,7 +505,7 @@ void Run::handle(const Datagram& d) {
   }
   auto reverse_hops = observed_hops(d.hop_by_hop, o_.ioam_namespace);
   if (reverse_hops) {
-    const ObservationRecord f = base(*id, "reverse");
+    const ObservationRecord f = base(*id, ProbeDirection::reverse);
     ObservationRecord r;
     r.run = f.run;
     r.probe = f.probe;
@@ -563,7 +563,7 @@ void Run::handle_icmp(const Datagram& d) {
     ++c.bad_traces;
     return;
   }
-  ObservationRecord e = base(*id, "expired");
+  ObservationRecord e = base(*id, ProbeDirection::expired);
   e.sent_ns = s.sent_ns[probe->attempt];
   e.attempt = probe->attempt + 1;
   e.received = true;
@@ -599,7 +599,7 @@ void Run::finish() {
     }
     ++c.lost;
     const bool limited = o_.destinations[plan_[id].destination].hop_limit > 0;
-    ObservationRecord lost = base(id, limited ? "expired" : "forward");
+    ObservationRecord lost = base(id, limited ? ProbeDirection::expired : ProbeDirection::forward);
     lost.attempt = static_cast<int>(s.sent_ns.size());  // every attempt made went unanswered
     note_train(lost, s);
     if (limited) lost.hop_limit = o_.destinations[plan_[id].destination].hop_limit;
@@ -608,7 +608,7 @@ void Run::finish() {
   std::stable_sort(result_.observations.begin(), result_.observations.end(),
                    [](const ObservationRecord& a, const ObservationRecord& b) {
                      if (a.probe != b.probe) return a.probe < b.probe;
-                     return a.direction == "forward" && b.direction != "forward";
+                     return a.direction == ProbeDirection::forward && b.direction != ProbeDirection::forward;
                    });
 }
 

@@ -87,7 +87,7 @@ class EvidenceBuilder {
         const std::optional<std::uint64_t> run = listener_run_id(o.run);
         if (!run) continue;
         heard_.push_back({{*run, o.probe, r.src_address, o.src_udp_port}, o.attempt, index});
-      } else if (!trains_only_ && o.direction == "reverse" && o.received) {
+      } else if (!trains_only_ && o.direction == ProbeDirection::reverse && o.received) {
         replies_.push_back({{run_id_of(o.run), o.probe, r.dst_address, o.dst_udp_port}, index});
       }
     }
@@ -100,7 +100,7 @@ class EvidenceBuilder {
     HugeVector<Flow> flows;
     for (std::size_t i = 0; i < obs.size() && !trains_only_; ++i) {
       const Observation& o = obs[i];
-      if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+      if (o.src_device.empty() || o.direction != ProbeDirection::forward || !o.received) continue;
       const ResolvedObservation& r = index_[i];
       const std::uint32_t reply = reply_to({run_id_of(o.run), o.probe, r.src_address, o.src_udp_port});
       flows.push_back({flow_of(r, o), static_cast<std::uint32_t>(i), reply});
@@ -116,7 +116,7 @@ class EvidenceBuilder {
     flows = {};
     for (const auto& o : obs) {
       if (o.src_device.empty()) continue;
-      if (o.direction == "forward" && (o.train > 0) == trains_only_) forward(o);
+      if (o.direction == ProbeDirection::forward && (o.train > 0) == trains_only_) forward(o);
       // Switch probes are no evidence of loss: the switch's answer comes
       // back by a path no trace shows, so each loses about twice what its
       // traced half crosses (under the lab's --loss 5 the uplinks they
@@ -130,7 +130,6 @@ class EvidenceBuilder {
 
   struct Half {
     std::vector<DirectedCable> known;  // kept between probes: one buffer for every trace
-    int group = -1;
     int unseen = 0;
     bool traced = true;  // false: no trace shows it, and it is no evidence
   };
@@ -180,13 +179,10 @@ class EvidenceBuilder {
     e_.crossings.insert(e_.crossings.end(), x.known.begin(), x.known.end());
     if (y) e_.crossings.insert(e_.crossings.end(), y->known.begin(), y->known.end());
     t.count = static_cast<std::uint32_t>(e_.crossings.size()) - t.first;
-    t.groups[0] = x.group;
-    t.groups[1] = y ? y->group : -1;
-    if (t.groups[0] < 0) std::swap(t.groups[0], t.groups[1]);
     t.unseen = x.unseen + (y ? y->unseen : 0);
     t.attempts = attempts;
     t.lost = std::clamp(lost, 0, attempts);
-    if (t.count == 0 && t.groups[0] < 0) {
+    if (t.count == 0) {
       e_.crossings.resize(t.first);
       return;
     }
@@ -301,7 +297,7 @@ class EvidenceBuilder {
     std::vector<DirectedCable> path;
     for (std::size_t i = 0; i < obs_.size(); ++i) {
       const Observation& o = obs_[i];
-      if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+      if (o.src_device.empty() || o.direction != ProbeDirection::forward || !o.received) continue;
       const ResolvedObservation& r = index_[i];
       const PortRef sender{r.src, r.src_port};
       if (r.src < 0 || r.dst < 0 || !sender.valid()) continue;
@@ -359,7 +355,8 @@ class EvidenceBuilder {
 std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observation& o) {
   const int src = fabric.device_by_name(o.src_device), dst = fabric.device_by_name(o.dst_device);
   if (!o.received || src < 0 || dst < 0) return {};
-  const PortRef end = o.direction == "expired" ? PortRef{} : PortRef{dst, fabric.port_by_name(dst, o.rx_port)};
+  const PortRef end =
+      o.direction == ProbeDirection::expired ? PortRef{} : PortRef{dst, fabric.port_by_name(dst, o.rx_port)};
   std::vector<DirectedCable> links;
   trace_of(fabric, {src, fabric.port_by_name(src, o.src_port)}, o.hops, end, links);
   return links;
@@ -421,9 +418,8 @@ class Estimator {
  public:
   Estimator(const LossEvidence& e, std::size_t cables, const LossOptions& o)
       : e_(e), o_(o), links_(cables * 2), rate_(links_, 0.0), culprit_(links_, false), n_(links_, 0), surv_(links_, 0),
-        b_(e.transmissions.size(), 0.0), big_b_(links_, 0.0), log_p_(links_, 0.0), mean_(e.groups.size(), 1.0) {
-    // Indexes: the transmissions crossing each direction for certain, those
-    // using each group, the groups each direction is an alternative in.
+        b_(e.transmissions.size(), 0.0), big_b_(links_, 0.0), log_p_(links_, 0.0) {
+    // Index: the transmissions crossing each direction.
     std::vector<std::uint32_t> count(links_ + 1, 0);
     for (const auto& t : e.transmissions) {
       for (std::uint32_t i = 0; i < t.count; ++i) ++count[e.crossings[t.first + i] + 1];
@@ -432,34 +428,24 @@ class Estimator {
     start_ = count;
     by_link_.resize(count[links_]);
     std::vector<std::uint32_t> fill(count.begin(), count.end() - 1);
-    group_tx_.resize(e.groups.size());
-    group_of_link_.resize(links_);
-    for (std::size_t g = 0; g < e.groups.size(); ++g) {
-      std::set<DirectedCable> in;
-      for (const auto& path : e.groups[g]) in.insert(path.begin(), path.end());
-      for (DirectedCable l : in) group_of_link_[l].push_back(static_cast<int>(g));
-    }
     for (std::size_t ti = 0; ti < e.transmissions.size(); ++ti) {
       const Transmission& t = e.transmissions[ti];
-      len_.push_back(static_cast<int>(t.count) + t.unseen + length(t.groups[0]) + length(t.groups[1]));
+      len_.push_back(static_cast<int>(t.count) + t.unseen);
       for (std::uint32_t i = 0; i < t.count; ++i) {
         const DirectedCable l = e.crossings[t.first + i];
         by_link_[fill[l]++] = static_cast<std::uint32_t>(ti);
         n_[l] += t.attempts;
         surv_[l] += t.attempts - t.lost;
       }
-      for (int g : t.groups) {
-        if (g >= 0) group_tx_[g].push_back(static_cast<std::uint32_t>(ti));
-      }
     }
   }
 
   LossEstimate run() {
     LossEstimate out;
-    // Dead: crossed for certain or an alternative of some path, and no
-    // trace came back across it (the diff names it by its silence).
+    // Dead: crossed, and no trace came back across it (the diff names it
+    // by its silence).
     for (std::size_t l = 0; l < links_; ++l) {
-      if (n_[l] == 0 && group_of_link_[l].empty()) continue;
+      if (n_[l] == 0) continue;
       ++out.tested;
       if (surv_[l] == 0) {
         culprit_[l] = true;  // dead: nothing came back across it
@@ -470,7 +456,6 @@ class Estimator {
     threshold_ = std::log(o_.alpha / static_cast<double>(std::max<std::int64_t>(out.tested, 1)));
     dead_ = culprit_;
     skipped_.assign(links_, false);
-    exclude_explained();
     double previous = -1;
     for (int pass = 0; pass < 4; ++pass) {
       // Refit the background without the culprits' paths, then search again.
@@ -506,7 +491,7 @@ class Estimator {
     // A train's direction no counted attempt crossed: nothing rules a loss
     // out there (nor in: it is not tested).
     for (DirectedCable l : e_.uncounted) {
-      if (l < 0 || static_cast<std::size_t>(l) >= links_ || n_[l] > 0 || !group_of_link_[l].empty()) continue;
+      if (l < 0 || static_cast<std::size_t>(l) >= links_ || n_[l] > 0) continue;
       DirectionLoss d;
       d.cable = l / 2;
       d.direction = l % 2;
@@ -520,43 +505,9 @@ class Estimator {
   }
 
  private:
-  // Attempts that may have taken a dead alternative: how often ECMP chose
-  // it is not known (hashes are not uniform over a few flows), so their
-  // losses are held against no other direction; the dead one explains them.
-  void exclude_explained() {
-    excluded_.assign(e_.transmissions.size(), false);
-    for (std::size_t ti = 0; ti < e_.transmissions.size(); ++ti) {
-      const Transmission& t = e_.transmissions[ti];
-      bool dead_alternative = false;
-      for (int g : t.groups) {
-        if (g < 0) continue;
-        for (const auto& path : e_.groups[g]) {
-          for (DirectedCable l : path) dead_alternative = dead_alternative || dead_[l];
-        }
-      }
-      if (!dead_alternative) continue;
-      excluded_[ti] = true;
-      for (std::uint32_t i = 0; i < t.count; ++i) {
-        const DirectedCable l = e_.crossings[t.first + i];
-        n_[l] -= t.attempts;
-        surv_[l] -= t.attempts - t.lost;
-      }
-    }
-  }
-
-  int length(int g) const { return g < 0 || e_.groups[g].empty() ? 0 : static_cast<int>(e_.groups[g][0].size()); }
-
   bool touches_culprit(const Transmission& t) const {
     for (std::uint32_t i = 0; i < t.count; ++i) {
       if (culprit_[e_.crossings[t.first + i]]) return true;
-    }
-    for (int g : t.groups) {
-      if (g < 0) continue;
-      for (const auto& path : e_.groups[g]) {
-        for (DirectedCable l : path) {
-          if (culprit_[l]) return true;
-        }
-      }
     }
     return false;
   }
@@ -606,16 +557,6 @@ class Estimator {
     return (lo + hi) / 2;
   }
 
-  double group_mean(int g) const {
-    double sum = 0;
-    for (const auto& path : e_.groups[g]) {
-      double s = 1;
-      for (DirectedCable l : path) s *= 1 - rate_[l];
-      sum += s;
-    }
-    return e_.groups[g].empty() ? 1 : sum / static_cast<double>(e_.groups[g].size());
-  }
-
   // Expected survival of one attempt of t at the background and the
   // culprits' rates, leaving out `skip`'s own.
   double survival(std::size_t ti, DirectedCable skip = -1) const {
@@ -624,9 +565,6 @@ class Estimator {
     for (std::uint32_t i = 0; i < t.count; ++i) {
       const DirectedCable l = e_.crossings[t.first + i];
       if (l != skip) s *= 1 - rate_[l];
-    }
-    for (int g : t.groups) {
-      if (g >= 0) s *= mean_[g];
     }
     return s;
   }
@@ -668,12 +606,10 @@ class Estimator {
         rate_[l] = 0;
       }
     }
-    for (std::size_t g = 0; g < mean_.size(); ++g) mean_[g] = group_mean(static_cast<int>(g));
     std::fill(big_b_.begin(), big_b_.end(), 0.0);
     for (std::size_t ti = 0; ti < e_.transmissions.size(); ++ti) {
       const Transmission& t = e_.transmissions[ti];
       b_[ti] = survival(ti);
-      if (excluded_[ti]) continue;
       for (std::uint32_t i = 0; i < t.count; ++i) big_b_[e_.crossings[t.first + i]] += t.attempts * b_[ti];
     }
     for (std::size_t l = 0; l < links_; ++l) {
@@ -681,10 +617,8 @@ class Estimator {
     }
   }
 
-  // What l's rate rests on: the attempts across it (those of unknown path
-  // by the share of them that, given their outcome, went across it: one
-  // expectation step, at l's current rate), of them survivors, and the
-  // survivors expected without l's own loss.
+  // What l's rate rests on: the attempts across it, of them survivors,
+  // and the survivors expected without l's own loss.
   struct Share {
     double attempts = 0, survivors = 0, expected = 0;
   };
@@ -694,79 +628,24 @@ class Estimator {
     s.survivors = static_cast<double>(surv_[l]);
     for (std::uint32_t i = start_[l]; i < start_[l + 1]; ++i) {
       const std::uint32_t ti = by_link_[i];
-      if (!excluded_[ti]) s.expected += e_.transmissions[ti].attempts * survival(ti, l);
-    }
-    for (int g : group_of_link_[l]) {
-      if (mean_[g] <= 0) continue;
-      const auto& paths = e_.groups[g];
-      // Per path: its survival without l's loss, and whether l is on it.
-      std::vector<double> without(paths.size());
-      std::vector<bool> on(paths.size());
-      for (std::size_t k = 0; k < paths.size(); ++k) {
-        double p = 1;
-        for (DirectedCable m : paths[k]) {
-          if (m == l) on[k] = true;
-          else p *= 1 - rate_[m];
-        }
-        without[k] = p;
-      }
-      for (std::uint32_t ti : group_tx_[g]) {
-        const Transmission& t = e_.transmissions[ti];
-        if (excluded_[ti]) continue;
-        if (std::find(e_.crossings.begin() + t.first, e_.crossings.begin() + t.first + t.count, l) !=
-            e_.crossings.begin() + t.first + t.count) {
-          continue;  // counted as certain already
-        }
-        const double rest = survival(ti) / mean_[g];
-        double lost_on = 0, lost_all = 0, kept_on = 0, kept_all = 0, without_on = 0;
-        int paths_on = 0;
-        for (std::size_t k = 0; k < paths.size(); ++k) {
-          const double full = rest * without[k] * (on[k] ? 1 - rate_[l] : 1);
-          lost_all += 1 - full;
-          kept_all += full;
-          if (on[k]) {
-            lost_on += 1 - full;
-            kept_on += full;
-            without_on += rest * without[k];
-            ++paths_on;
-          }
-        }
-        if (paths_on == 0) continue;
-        const double lost_share = lost_all > 0 ? lost_on / lost_all : 0, kept_share = kept_all > 0 ? kept_on / kept_all : 0;
-        const double across = t.lost * lost_share + (t.attempts - t.lost) * kept_share;
-        s.attempts += across;
-        s.survivors += (t.attempts - t.lost) * kept_share;
-        s.expected += across * without_on / paths_on;
-      }
+      s.expected += e_.transmissions[ti].attempts * survival(ti, l);
     }
     return s;
   }
 
   // The rate that explains l's losses given everything else.
-  double own_rate(DirectedCable l) {
-    const double keep = rate_[l];
-    double r = keep;
-    for (int step = 0; step < 4; ++step) {
-      rate_[l] = r;
-      const Share s = share(l);
-      r = s.expected > 0 ? std::clamp(1 - s.survivors / s.expected, 0.0, 1.0) : 0;
-    }
-    rate_[l] = keep;
-    return r;
+  double own_rate(DirectedCable l) const {
+    const Share s = share(l);
+    return s.expected > 0 ? std::clamp(1 - s.survivors / s.expected, 0.0, 1.0) : 0;
   }
 
   // l's rate is now r: the expectations of every path through it follow.
   void set_rate(DirectedCable l, double r) {
     rate_[l] = r;
-    std::set<std::uint32_t> touched(by_link_.begin() + start_[l], by_link_.begin() + start_[l + 1]);
-    for (int g : group_of_link_[l]) {
-      mean_[g] = group_mean(g);
-      touched.insert(group_tx_[g].begin(), group_tx_[g].end());
-    }
+    const std::set<std::uint32_t> touched(by_link_.begin() + start_[l], by_link_.begin() + start_[l + 1]);
     std::set<DirectedCable> rescore;
     for (std::uint32_t ti : touched) {
       const Transmission& t = e_.transmissions[ti];
-      if (excluded_[ti]) continue;
       const double now = survival(ti);
       for (std::uint32_t i = 0; i < t.count; ++i) {
         const DirectedCable m = e_.crossings[t.first + i];
@@ -821,7 +700,6 @@ class Estimator {
     double expected = 0, lost = 0, worst_excess = 0, worst_expected = 0, worst_lost = 0;
     for (std::uint32_t i = start_[l]; i < start_[l + 1]; ++i) {
       const std::uint32_t ti = by_link_[i];
-      if (excluded_[ti]) continue;
       const Transmission& t = e_.transmissions[ti];
       const double e = t.attempts * (1 - survival(ti, l) * (1 - r));
       if (trains == 0 || t.lost - e > worst_excess) {
@@ -858,23 +736,13 @@ class Estimator {
     DirectionLoss d;
     d.cable = l / 2;
     d.direction = l % 2;
-    // The rate with the share of attempts of unknown path; the test
-    // against the background, as in the search, on the certain ones alone.
-    const double r = own_rate(l);
-    const double keep = rate_[l];
-    rate_[l] = r;
+    // Its own rate, and the test against the background as in the search.
     const Share s = share(l);
-    rate_[l] = keep;
     d.attempts = std::llround(s.attempts);
     d.lost = std::llround(s.attempts - s.survivors);
     d.expected_lost = s.attempts - s.expected;
-    double certain_expected = 0;
-    for (std::uint32_t i = start_[l]; i < start_[l + 1]; ++i) {
-      const std::uint32_t ti = by_link_[i];
-      if (!excluded_[ti]) certain_expected += e_.transmissions[ti].attempts * survival(ti, l);
-    }
-    d.log_p = log_poisson_tail(static_cast<double>(n_[l]) - certain_expected, n_[l] - surv_[l]);
-    d.rate = r;
+    d.log_p = log_poisson_tail(s.attempts - s.expected, n_[l] - surv_[l]);
+    d.rate = own_rate(l);
     const double base = s.attempts > 0 ? s.expected / s.attempts : 1;
     const Interval path = wilson_interval(d.lost, d.attempts);
     d.low = base > 0 ? std::clamp(1 - (1 - path.low) / base, 0.0, 1.0) : 0;
@@ -888,13 +756,11 @@ class Estimator {
   const LossOptions& o_;
   const std::size_t links_;
   std::vector<double> rate_;
-  std::vector<bool> culprit_, dead_, skipped_, excluded_;
+  std::vector<bool> culprit_, dead_, skipped_;
   std::vector<std::int64_t> n_, surv_;
-  std::vector<double> b_, big_b_, log_p_, mean_;
+  std::vector<double> b_, big_b_, log_p_;
   std::vector<int> len_;
   std::vector<std::uint32_t> start_, by_link_;
-  std::vector<std::vector<std::uint32_t>> group_tx_;
-  std::vector<std::vector<int>> group_of_link_;
   double baseline_ = 0, threshold_ = 0;
 };
 

@@ -47,7 +47,6 @@ using DirectedCable = std::int32_t;
 // Attempts over one path: `lost` of `attempts` did not come back.
 struct Transmission {
   std::uint32_t first = 0, count = 0;   // crossings known: LossEvidence::crossings[first, first + count)
-  std::int32_t groups[2] = {-1, -1};    // ECMP alternatives crossed too: one path of each group, unknown which
   std::int32_t unseen = 0;              // further crossings of cables no one can name (between pods)
   std::int32_t attempts = 0, lost = 0;
 };
@@ -55,7 +54,6 @@ struct Transmission {
 struct LossEvidence {
   std::vector<DirectedCable> crossings;
   std::vector<Transmission> transmissions;
-  std::vector<std::vector<std::vector<DirectedCable>>> groups;  // group -> its alternative paths
   // Directions a train was sent across (its flow's path as traced before)
   // whose count no one had: its report and the receiver's record both
   // lost. One that no counted attempt crossed is undecided, not untested.

@@ -138,7 +138,7 @@ ProbeTarget train_of(const FabricIndex& f, const FlowKey& flow, int length) {
 std::map<FlowKey, std::vector<DirectedCable>> traced_flows(const FabricIndex& f, const ObservationSet& seen) {
   std::map<FlowKey, std::vector<DirectedCable>> out;
   for (const auto& o : seen) {
-    if (o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+    if (o.src_device.empty() || o.direction != ProbeDirection::forward || !o.received) continue;
     const int src = f.device_by_name(o.src_device), dst = f.device_by_name(o.dst_device);
     if (src < 0 || dst < 0) continue;
     FlowKey key{src, std::string(o.src_port), dst, std::string(o.dst_address), o.src_udp_port};

@@ -16,6 +16,27 @@ namespace hpn::probe {
 
 using json = nlohmann::ordered_json;
 
+std::string_view to_string(ProbeDirection direction) {
+  switch (direction) {
+    case ProbeDirection::forward: return "forward";
+    case ProbeDirection::reverse: return "reverse";
+    case ProbeDirection::expired: return "expired";
+  }
+  return "?";
+}
+
+std::ostream& operator<<(std::ostream& out, ProbeDirection direction) { return out << to_string(direction); }
+
+bool parse_probe_direction(std::string_view text, ProbeDirection& out) {
+  for (ProbeDirection d : {ProbeDirection::forward, ProbeDirection::reverse, ProbeDirection::expired}) {
+    if (to_string(d) == text) {
+      out = d;
+      return true;
+    }
+  }
+  return false;
+}
+
 namespace {
 
 json opt(int64_t v) { return v < 0 ? json() : json(v); }
@@ -26,12 +47,12 @@ std::string to_json_line(const Observation& o) {
   json j;
   j["run"] = o.run;
   j["probe"] = o.probe;
-  j["direction"] = o.direction;
+  j["direction"] = to_string(o.direction);
   j["src"] = {{"device", o.src_device}, {"port", o.src_port}, {"address", o.src_address},
               {"udp_port", o.src_udp_port}};
   j["dst"] = {{"device", o.dst_device}, {"address", o.dst_address}, {"udp_port", o.dst_udp_port}};
   j["received"] = o.received;
-  j["rx_port"] = o.received && o.direction != "expired" ? json(o.rx_port) : json();
+  j["rx_port"] = o.received && o.direction != ProbeDirection::expired ? json(o.rx_port) : json();
   auto hops = json::array();
   for (const auto& h : o.hops) {
     hops.push_back({{"node_id", opt(h.node_id)}, {"ingress_if", opt(h.ingress_if)},
@@ -40,7 +61,7 @@ std::string to_json_line(const Observation& o) {
   j["hops"] = hops;
   j["sent_ns"] = o.sent_ns;
   j["received_ns"] = o.received ? json(o.received_ns) : json();
-  if (o.direction == "expired") {
+  if (o.direction == ProbeDirection::expired) {
     j["expired"] = {{"hop_limit", o.hop_limit == 0 ? json() : json(o.hop_limit)},
                     {"reporter", o.received ? json(o.reporter) : json()},
                     {"icmp_type", o.received ? json(o.icmp_type) : json()}};
@@ -128,10 +149,10 @@ hpn::Status read_observations_into(std::istream& in, const std::string& name, Ob
     Observation o;
     o.run = r.text(j, "run");
     o.probe = static_cast<uint64_t>(r.integer(j, "probe", 0, INT64_MAX));
-    o.direction = r.text(j, "direction");
+    const std::string_view direction = r.text(j, "direction");
     o.entry = r.integer(j, "entry", 0, INT64_MAX, false, -1);
     o.attempt = static_cast<int>(r.integer(j, "attempt", 1, 256, false, 1));
-    if (r.error.empty() && o.direction != "forward" && o.direction != "reverse" && o.direction != "expired") {
+    if (r.error.empty() && !parse_probe_direction(direction, o.direction)) {
       r.error = "'direction' must be \"forward\", \"reverse\" or \"expired\"";
     }
     if (const json* src = r.at(j, "src")) {
@@ -149,8 +170,8 @@ hpn::Status read_observations_into(std::istream& in, const std::string& name, Ob
       if (!received->is_boolean()) r.error = r.error.empty() ? "'received' must be true or false" : r.error;
       else o.received = received->get<bool>();
     }
-    if (o.received && o.direction != "expired") o.rx_port = r.text(j, "rx_port");
-    if (o.direction == "expired") {
+    if (o.received && o.direction != ProbeDirection::expired) o.rx_port = r.text(j, "rx_port");
+    if (o.direction == ProbeDirection::expired) {
       if (const json* e = r.at(j, "expired")) {
         o.hop_limit = static_cast<int>(r.integer(*e, "hop_limit", 1, 255, false, 0));
         if (o.received) {
@@ -182,7 +203,7 @@ hpn::Status read_observations_into(std::istream& in, const std::string& name, Ob
       o.train = static_cast<std::int32_t>(r.integer(*train, "sent", 0, kMaxTrainLength));
       o.arrived = static_cast<std::int32_t>(r.integer(*train, "arrived", 0, kMaxTrainLength, false, -1));
       if (r.error.empty() && o.arrived > o.train) r.error = "'train': more arrived than were sent";
-      if (r.error.empty() && o.direction != "forward") r.error = "'train' is for forward records only";
+      if (r.error.empty() && o.direction != ProbeDirection::forward) r.error = "'train' is for forward records only";
     }
     o.sent_ns = r.integer(j, "sent_ns", 0, INT64_MAX, false, 0);
     o.received_ns = r.integer(j, "received_ns", 0, INT64_MAX, false, 0);

@@ -25,6 +25,15 @@
 
 namespace hpn::probe {
 
+// Which record of a probe this is: the probe as sent ("forward"), the
+// listener's reply ("reverse"), or "expired": a hop-limited probe, or one
+// to a switch, that a switch answered with an ICMPv6 error quoting it; its
+// hops end at that switch.
+enum class ProbeDirection : std::uint8_t { forward, reverse, expired };
+std::string_view to_string(ProbeDirection direction);  // "forward", as the JSON line has it
+bool parse_probe_direction(std::string_view text, ProbeDirection& out);
+std::ostream& operator<<(std::ostream& out, ProbeDirection direction);
+
 // One hop's record as decoded from the trace; -1 where the node did not
 // write the field or wrote "unavailable" (all ones).
 struct ObservedHop {
@@ -48,10 +57,7 @@ struct ObservedHop {
 struct Observation {
   std::string_view run;       // the run's identifier
   std::uint64_t probe = 0;    // probe number within the run
-  // "forward" (probe), "reverse" (the listener's reply), or "expired": a
-  // hop-limited probe, or one to a switch, that a switch answered with an
-  // ICMPv6 error quoting it; its hops end at that switch.
-  std::string_view direction;
+  ProbeDirection direction = ProbeDirection::forward;
   std::string_view src_device;  // the sending host, as the blueprint names it
   std::string_view src_port;    // the NIC port it was sent out of
   std::string_view src_address;
@@ -93,7 +99,7 @@ struct Observation {
 struct ObservationRecord {
   std::string run;
   std::uint64_t probe = 0;
-  std::string direction;
+  ProbeDirection direction = ProbeDirection::forward;
   std::string src_device, src_port, src_address;
   int src_udp_port = 0;
   std::string dst_device, dst_address;
@@ -149,7 +155,6 @@ class ObservationSet {
   Observation back() const { return (*this)[size_ - 1]; }
 
   // Copies `o` in (its text interned, its hops appended to the store).
-  // Its direction must be "forward", "reverse" or "expired".
   void add(const Observation& o);
   void push_back(const Observation& o) { add(o); }  // filled as a vector is
   // Each of a range of Observations or ObservationRecords.

@@ -8,16 +8,6 @@ namespace hpn::probe {
 
 namespace {
 
-// Directions are a closed set: a byte in the record, a fixed string in the view.
-constexpr std::string_view kDirections[] = {"forward", "reverse", "expired"};
-
-std::uint8_t direction_code(std::string_view d) {
-  for (std::uint8_t i = 0; i < 3; ++i) {
-    if (kDirections[i] == d) return i;
-  }
-  throw std::invalid_argument("ObservationSet::add: direction '" + std::string(d) + "'");
-}
-
 template <class T>
 T narrowed(std::int64_t v, std::int64_t lo, std::int64_t hi, const char* field) {
   if (v < lo || v > hi) throw std::invalid_argument(std::string("ObservationSet::add: ") + field + " out of range");
@@ -41,10 +31,11 @@ struct ObservationSet::Record {
   std::uint32_t first_hop;
   std::int32_t train, arrived;
   std::uint16_t src_udp_port, dst_udp_port, attempt;
-  std::uint8_t hop_count, direction, hop_limit, icmp_type;
+  std::uint8_t hop_count;
+  ProbeDirection direction;
+  std::uint8_t hop_limit, icmp_type;
   bool received;
 };
-
 
 struct ObservationSet::Store {
   std::vector<std::unique_ptr<Record[]>> records;
@@ -124,7 +115,7 @@ void ObservationSet::add(const Observation& o) {
   r.src_udp_port = narrowed<std::uint16_t>(o.src_udp_port, 0, 65535, "src_udp_port");
   r.dst_udp_port = narrowed<std::uint16_t>(o.dst_udp_port, 0, 65535, "dst_udp_port");
   r.attempt = narrowed<std::uint16_t>(o.attempt, 0, 65535, "attempt");
-  r.direction = direction_code(o.direction);
+  r.direction = o.direction;
   r.hop_limit = narrowed<std::uint8_t>(o.hop_limit, 0, 255, "hop_limit");
   r.icmp_type = narrowed<std::uint8_t>(o.icmp_type, 0, 255, "icmp_type");
   r.received = o.received;
@@ -144,7 +135,7 @@ Observation ObservationSet::operator[](std::size_t i) const {
   Observation o;
   o.run = s.texts[r.run];
   o.probe = r.probe;
-  o.direction = kDirections[r.direction];
+  o.direction = r.direction;
   o.src_device = s.texts[r.src_device];
   o.src_port = s.texts[r.src_port];
   o.src_address = s.texts[r.src_address];

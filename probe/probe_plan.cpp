@@ -133,7 +133,7 @@ std::vector<int> switches_in_scope(const Blueprint& bp, const std::vector<int>& 
 
 std::string bond_address(const Blueprint& bp, int host, int nic) {
   for (const auto& i : bp.interfaces) {
-    if (i.device == host && i.nic == nic && i.purpose == "host") return i.ipv6;
+    if (i.device == host && i.nic == nic && i.purpose == InterfacePurpose::host) return i.ipv6;
   }
   return {};
 }
@@ -212,7 +212,7 @@ std::vector<ProbeTarget> switch_probes(const Blueprint& bp, const std::vector<in
   FabricIndex f(bp);
   std::map<int, std::string> loopback;
   for (const auto& i : bp.interfaces) {
-    if (i.purpose == "loopback" && !i.ipv6.empty()) loopback[i.device] = i.ipv6;
+    if (i.purpose == InterfacePurpose::loopback && !i.ipv6.empty()) loopback[i.device] = i.ipv6;
   }
   // The sending port behind each ToR: the first in-scope host's port there.
   std::map<int, std::pair<int, std::string>> sender_of;
@@ -313,7 +313,7 @@ HostCableCoverage host_coverage(const FabricIndex& f, const ObservationSet& seen
     if (src < 0 || dst < 0) continue;
     const PortRef sender{src, f.port_by_name(src, o.src_port)};
     if (o.received) hear(sender, true);
-    if (o.direction == "reverse") continue;  // counted with its probe
+    if (o.direction == ProbeDirection::reverse) continue;  // counted with its probe
     c.sending.insert(sender);
     const RoundTrip trip = round_trip(f, sender, dst, f.nic_of_address(dst, o.dst_address));
     for (int cable : {trip.sender_cable, trip.arrival_cable}) {
@@ -392,7 +392,7 @@ std::vector<ProbeTarget> next_round(const Blueprint& bp, const std::vector<Probe
   // which in-ports they reach.
   std::set<std::tuple<int, int, int>> exercised;  // core, in-port index, destination pod
   for (const auto& obs : seen) {
-    if (!obs.received || obs.direction == "expired") continue;
+    if (!obs.received || obs.direction == ProbeDirection::expired) continue;
     const int dst = f.device_by_name(obs.dst_device);
     if (dst < 0) continue;
     for (const auto& hop : obs.hops) {
@@ -452,7 +452,7 @@ std::vector<ProbeTarget> next_switch_round(const Blueprint& bp, const std::vecto
   std::map<int, int64_t> answered;
   std::map<int, std::set<int>> came_by;
   for (const auto& obs : seen) {
-    if (obs.direction != "expired" || !obs.received) continue;
+    if (obs.direction != ProbeDirection::expired || !obs.received) continue;
     const int sw = f.device_by_name(obs.dst_device);
     if (sw < 0) continue;
     ++answered[sw];
@@ -529,7 +529,7 @@ DisjointPaths learn_disjoint_paths(const Blueprint& bp, const ObservationSet& se
   // (sender, its port, destination) -> source port -> the switch-to-switch cables its path used.
   std::map<std::tuple<std::string, std::string, std::string, std::string>, std::map<int, std::set<int>>> paths;
   for (const auto& o : seen) {
-    if (!o.received || o.direction != "forward") continue;
+    if (!o.received || o.direction != ProbeDirection::forward) continue;
     std::set<int> links;
     bool readable = true;
     for (size_t i = 0; i + 1 < o.hops.size(); ++i) {

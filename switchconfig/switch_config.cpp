@@ -118,8 +118,8 @@ Result<ConfigBuilder> ConfigBuilder::create(const Blueprint& bp, const ConfigOpt
   for (size_t l = 0; l < bp.links.size(); ++l) b.link_of_cable_[bp.links[l].cable] = static_cast<int>(l);
   for (size_t i = 0; i < bp.interfaces.size(); ++i) {
     const Interface& row = bp.interfaces[i];
-    if (row.purpose == "loopback" && b.loopback_[row.device] < 0) b.loopback_[row.device] = static_cast<int>(i);
-    if (row.purpose == "gateway" && b.gateway_[row.device] < 0) b.gateway_[row.device] = static_cast<int>(i);
+    if (row.purpose == InterfacePurpose::loopback && b.loopback_[row.device] < 0) b.loopback_[row.device] = static_cast<int>(i);
+    if (row.purpose == InterfacePurpose::gateway && b.gateway_[row.device] < 0) b.gateway_[row.device] = static_cast<int>(i);
   }
   for (size_t r = 0; r < bp.core_rules.size(); ++r) b.rules_of_[bp.core_rules[r].core].push_back(static_cast<int>(r));
 

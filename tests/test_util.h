@@ -80,6 +80,13 @@ struct RunResult {
   std::string err;
 };
 
+// A path or an argument single-quoted for sh, a quote in it too.
+inline std::string q(const fs::path& text) {
+  std::string out = "'";
+  for (char c : text.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
 // Runs `hpnctl ARGS` (ARGS already shell-quoted) in `cwd`, capturing both streams.
 inline RunResult run_hpnctl(const std::string& args, const fs::path& cwd) {
   TempDir capture;

@@ -141,7 +141,7 @@ Status add_bgp_witnesses(const FabricIndex& f, const std::vector<BgpDump>& dumps
   // against what the dumps show, never decoded.
   std::map<std::string, int> by_router_id;
   for (const auto& i : bp.interfaces) {
-    if (i.purpose == "loopback" && !i.ipv4.empty()) by_router_id.emplace(i.ipv4, i.device);
+    if (i.purpose == InterfacePurpose::loopback && !i.ipv4.empty()) by_router_id.emplace(i.ipv4, i.device);
   }
   struct Connected {
     PortRef port;

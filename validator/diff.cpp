@@ -15,7 +15,7 @@ namespace hpn::validator {
 
 bool Report::clean() const {
   return summary.cables_in_scope > 0 && summary.cables_verified == summary.cables_in_scope &&
-         std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity != "info"; });
+         std::none_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity != Severity::info; });
 }
 
 namespace {
@@ -39,7 +39,7 @@ class Differ {
     core_rules();
     lossy();
     std::stable_sort(r_.findings.begin(), r_.findings.end(), [](const Finding& a, const Finding& b) {
-      return rank(a.severity) < rank(b.severity);
+      return a.severity < b.severity;  // most severe first (finding.h)
     });
     auto& s = r_.summary;
     s.observations = w_.observations;
@@ -52,10 +52,6 @@ class Differ {
   }
 
  private:
-  static int rank(const std::string& severity) {
-    return severity == "critical" ? 0 : severity == "warning" ? 1 : 2;
-  }
-
   // An observed link as text, the lower tier's end first (host, ToR,
   // aggregation, core), as the plan writes its cables.
   std::string link_text(PortRef x, PortRef y) const {
@@ -69,13 +65,13 @@ class Differ {
   const std::string& id(int cable) const { return bp_.cables[cable].id; }
   const Device& dev(PortRef p) const { return bp_.devices[p.device]; }
 
-  void add(std::string kind, std::string severity, std::vector<int> cables, std::string expected,
+  void add(FindingKind kind, Severity severity, std::vector<int> cables, std::string expected,
            std::string observed, std::string message) {
     for (int c : cables) {
       involved_[c] = true;
-      if (severity != "info") faulted_[c] = true;
+      if (severity != Severity::info) faulted_[c] = true;
     }
-    r_.findings.push_back({std::move(kind), std::move(severity), std::move(cables),
+    r_.findings.push_back({kind, severity, std::move(cables),
                            std::move(expected), std::move(observed), std::move(message), std::nullopt, {}, {}});
   }
 
@@ -105,7 +101,7 @@ class Differ {
     if (a.role == Role::host && b.role == Role::tor) {
       const PanelPort& port = f_.port(x);
       if (port.nic > 0 && b.rail != port.nic) {
-        add("rail-violation", "critical", cables, expected, observed,
+        add(FindingKind::rail_violation, Severity::critical, cables, expected, observed,
             x_moved ? fmt::format("{} lands on {} (NIC {}), but {} is a ToR of rail {} and NIC {} belongs on rail {}: "
                                   "move it to {}",
                                   from, f_.name(landed), port.nic, b.name, b.rail, port.nic, port.nic, back(""))
@@ -118,7 +114,7 @@ class Differ {
       PortRef planned = f_.far_end(x);
       int want = planned.valid() ? dev(planned).plane : kNone;
       if (port.nic > 0 && dual_plane_ && want != kNone && b.plane != want && cable >= 0) {
-        add("plane-violation", "critical", cables, expected, observed,
+        add(FindingKind::plane_violation, Severity::critical, cables, expected, observed,
             x_moved ? fmt::format("{} lands on {}, whose NIC {} port belongs in plane {}, so both ports of NIC {} "
                                   "reach plane {}; move it to {}",
                                   from, f_.name(landed), port.nic, want, port.nic, b.plane, back(""))
@@ -129,7 +125,7 @@ class Differ {
       }
     }
     if (a.role == Role::agg && b.role == Role::core && a.plane != b.plane && dual_plane_) {
-      add("plane-violation", "critical", cables, expected, observed,
+      add(FindingKind::plane_violation, Severity::critical, cables, expected, observed,
           fmt::format("{} (plane {}) lands on {} in plane {}: the core keeps the planes apart, an "
                       "aggregation switch's uplinks stay in its own plane; move it to {}",
                       from, dev(anchor).plane, f_.name(landed), dev(landed).plane,
@@ -137,7 +133,7 @@ class Differ {
       return true;
     }
     if (a.role == Role::tor && b.role == Role::agg && a.plane != b.plane && dual_plane_) {
-      add("plane-violation", "critical", cables, expected, observed,
+      add(FindingKind::plane_violation, Severity::critical, cables, expected, observed,
           fmt::format("{} (plane {}) lands on {} in plane {}: a ToR's uplinks stay in its own "
                       "plane; move it to {}",
                       from, dev(anchor).plane, f_.name(landed), dev(landed).plane,
@@ -220,19 +216,19 @@ class Differ {
           const std::string moved =
               ex.cable == first ? moved_ex + ", and " + moved_ey : moved_ey + ", and " + moved_ex;
           if (!across.empty()) {
-            add(across == "rails" ? "rail-violation" : "plane-violation", "critical", {first, second}, expected,
-                observed,
+            add(across == "rails" ? FindingKind::rail_violation : FindingKind::plane_violation, Severity::critical,
+                {first, second}, expected, observed,
                 fmt::format("cables {} and {} are exchanged across {}: {}; swap them back", id(first), id(second),
                             across, moved));
           } else if (at_y || dev(x).name == dev(py).name) {
             // Both moved ends on one device: two of its ports hold each other's cable.
             int at = at_y ? px.device : x.device;
-            add("swapped", "critical", {first, second}, expected, observed,
+            add(FindingKind::swapped, Severity::critical, {first, second}, expected, observed,
                 fmt::format("cables {} and {} are swapped at {}: {} and {} hold each other's cable; "
                             "swap them back", id(first), id(second), bp_.devices[at].name,
                             planned_port_at(first, at), planned_port_at(second, at)));
           } else {
-            add("swapped", "critical", {first, second}, expected, observed,
+            add(FindingKind::swapped, Severity::critical, {first, second}, expected, observed,
                 fmt::format("cables {} and {} are exchanged: {}; swap them back", id(first), id(second), moved));
           }
           continue;
@@ -240,16 +236,16 @@ class Differ {
       }
       if (invariant(x, y, ex.cable)) continue;
       if (ex.cable < 0) {
-        add("unplanned", "warning", {}, "no cable", link_text(x, y),
+        add(FindingKind::unplanned, Severity::warning, {}, "no cable", link_text(x, y),
             fmt::format("an unplanned cable joins {} and {}; remove it", f_.name(x), f_.name(y)));
         continue;
       }
       if (px.valid() && y.device == px.device) {
-        add("wrong-port", "critical", {ex.cable}, ends(ex.cable), link_text(x, y),
+        add(FindingKind::wrong_port, Severity::critical, {ex.cable}, ends(ex.cable), link_text(x, y),
             fmt::format("cable {} from {} lands on {} port {}; move it to port {}", id(ex.cable),
                         f_.name(x), dev(y).name, f_.port(y).name, f_.port(px).name));
       } else {
-        add("wrong-device", "critical", {ex.cable}, ends(ex.cable), link_text(x, y),
+        add(FindingKind::wrong_device, Severity::critical, {ex.cable}, ends(ex.cable), link_text(x, y),
             fmt::format("cable {} from {} lands on {} instead of {}; re-run it to {}", id(ex.cable),
                         f_.name(x), f_.name(y), f_.name(px), f_.name(px)));
       }
@@ -300,7 +296,7 @@ class Differ {
         std::vector<int> cables;
         if (left_cable >= 0) cables.push_back(left_cable);
         if (planned_cable >= 0) cables.push_back(planned_cable);
-        add("core-rule-violation", "critical", cables,
+        add(FindingKind::core_rule_violation, Severity::critical, cables,
             fmt::format("{}: in {} for pod {} -> out {} (core-rules.csv row {})", bp_.devices[core].name,
                         rule.in_port, pod, rule.out_port, seen.row + 1),
             fmt::format("{}: in {} for pod {} -> out {} ({} traces)", bp_.devices[core].name, rule.in_port, pod,
@@ -324,7 +320,7 @@ class Differ {
       if (!seen.insert({far.valid() ? far.device : -1, static_cast<int>(m.observed)}).second) continue;
       std::vector<int> cables;
       if (m.cable >= 0) cables.push_back(m.cable);
-      add("wrong-asn", "critical", cables, fmt::format("{} in AS {}", device, m.planned),
+      add(FindingKind::wrong_asn, Severity::critical, cables, fmt::format("{} in AS {}", device, m.planned),
           fmt::format("{} in AS {}", m.peer, m.observed),
           fmt::format("the BGP session on {} reaches {} in AS {}, but the plan gives {} AS {}: load {}'s "
                       "configuration from the plan (hpnctl config {})",
@@ -523,7 +519,8 @@ class Differ {
       for (size_t k = 0; k < tried.size(); ++k) {
         what += (k == 0 ? "" : k + 1 == tried.size() ? ", and " : ", ") + tried[k];
       }
-      add("unreached", "critical", cables, fmt::format("{} answering on the fabric", d.name), "nothing",
+      add(FindingKind::unreached, Severity::critical, cables, fmt::format("{} answering on the fabric", d.name),
+          "nothing",
           fmt::format("switch {} answered nothing: {}; check that it is powered and running, that its cables are "
                       "lit, and that it answers ICMPv6 ({} {} in scope cannot be verified until it answers)",
                       d.name, what, cables.size(), cables.size() == 1 ? "cable" : "cables"));
@@ -585,16 +582,17 @@ class Differ {
         if (seen[0] || seen[1]) {
           const int dark = seen[0] ? 1 : 0;
           const std::string from = dark == 0 ? a : z, to = dark == 0 ? z : a;
-          add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only; no telemetry", to, from),
+          add(FindingKind::unobserved, Severity::info, {cable}, ends(cable),
+              fmt::format("{} -> {} only; no telemetry", to, from),
               fmt::format("cable {} ({} -- {}) was seen {} -> {} only: {}", c.id, a, z, to, from, why));
         } else {
-          add("unobserved", "info", {cable}, ends(cable), "no telemetry",
+          add(FindingKind::unobserved, Severity::info, {cable}, ends(cable), "no telemetry",
               fmt::format("cable {} ({} -- {}) was seen neither way: {}", c.id, a, z, why));
         }
       } else if (!seen[0] && !seen[1]) {
         bool neighbours = w_.device_seen[c.a_device] && w_.device_seen[c.z_device];
         if ((can[0] || can[1]) && neighbours) {
-          add("missing", "critical", {cable}, ends(cable), "nothing, either way",
+          add(FindingKind::missing, Severity::critical, {cable}, ends(cable), "nothing, either way",
               fmt::format("cable {} ({} -- {}) shows no light either way although {}; check that it "
                           "is in place, seated and lit at both ends", c.id, a, z,
                           e[0].lldp || e[1].lldp ? "LLDP runs at both ends and neither hears the other"
@@ -602,7 +600,7 @@ class Differ {
                                                  : "probes were sent across it"));
         } else {
           ++coverage.unobserved;
-          add("unobserved", "info", {cable}, ends(cable), "not enough probes",
+          add(FindingKind::unobserved, Severity::info, {cable}, ends(cable), "not enough probes",
               fmt::format("cable {} ({} -- {}): too few probes crossed it to tell; probe it again{}",
                           c.id, a, z, lldp_hint));
         }
@@ -610,7 +608,7 @@ class Differ {
         int dead = seen[0] ? 1 : 0;
         std::string from = dead == 0 ? a : z, to = dead == 0 ? z : a;
         if (can[dead]) {
-          add("unidirectional", "critical", {cable}, ends(cable),
+          add(FindingKind::unidirectional, Severity::critical, {cable}, ends(cable),
               fmt::format("{} -> {} only", dead == 0 ? z : a, dead == 0 ? a : z),
               fmt::format("cable {} carries {} -> {} but nothing {} -> {}: clean or replace the "
                           "fibre or optic of that direction{}", c.id, dead == 0 ? z : a,
@@ -632,7 +630,7 @@ class Differ {
             for (size_t k = 0; k < starved.size(); ++k) {
               names += (k == 0 ? "" : k + 1 == starved.size() ? " and " : ", ") + id(starved[k]);
             }
-            add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
+            add(FindingKind::unobserved, Severity::info, {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
                 fmt::format("cable {} ({} -- {}) was seen {} -> {} only, and that is no fault of its own: "
                             "little traffic for {}'s hosts reached {}, because {} {} carried nothing up to it "
                             "in this run (see {}); fix {} and verify again", c.id, a, z, to, from,
@@ -642,7 +640,7 @@ class Differ {
                             starved.size() == 1 ? "it" : "them"));
             continue;
           }
-          add("unobserved", "info", {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
+          add(FindingKind::unobserved, Severity::info, {cable}, ends(cable), fmt::format("{} -> {} only", to, from),
               core_down ? fmt::format("cable {} ({} -- {}) was seen {} -> {} only: within one pod no probe "
                                       "crosses a core downward; give the BGP or LLDP dumps of both ends "
                                       "(--bgp, --lldp), or probe from another pod", c.id, a, z, to, from)
@@ -682,7 +680,7 @@ class Differ {
       const Cable& c = bp_.cables[d.cable];
       const std::string from = f_.name(f_.end_of(d.cable, d.direction)), to = f_.name(f_.end_of(d.cable, 1 - d.direction));
       const bool critical = d.rate >= o_.loss.critical;
-      add("lossy", critical ? "critical" : "warning", {d.cable}, ends(d.cable),
+      add(FindingKind::lossy, critical ? Severity::critical : Severity::warning, {d.cable}, ends(d.cable),
           fmt::format("{} -> {} loses {}", from, to, percent(d.rate)),
           fmt::format("cable {} loses {} of what it carries {} -> {} (95% interval {} to {}; {} of {} attempts "
                       "across it lost, {:.1f} expected at the background {:.2f}% per cable): clean or replace the "

@@ -12,6 +12,7 @@
 #include "blueprint/fabric_index.h"
 #include "probe/loss_tomography.h"
 #include "probe/silence.h"
+#include "validator/finding.h"
 #include "validator/witness.h"
 
 namespace hpn::validator {
@@ -42,10 +43,8 @@ struct LossFinding {
 };
 
 struct Finding {
-  std::string kind;      // swapped, wrong-port, wrong-device, missing, unobserved,
-                         // unplanned, unidirectional, plane-violation, rail-violation, lossy,
-                         // wrong-asn, core-rule-violation, telemetry, unreached
-  std::string severity;  // critical, warning, info
+  FindingKind kind = FindingKind::missing;
+  Severity severity = Severity::critical;
   std::vector<int> cables;  // blueprint cable indices this finding concerns
   std::string expected;  // the planned ends, "a-device:port -- z-device:port"
   std::string observed;  // what the traces showed
@@ -66,7 +65,7 @@ struct Report {
   struct Summary {
     int64_t observations = 0, received = 0, lost = 0, unreadable_hops = 0;
     int64_t cables_in_scope = 0, cables_verified = 0, cables_out_of_scope = 0;
-    std::map<std::string, int64_t> by_kind;
+    std::map<FindingKind, int64_t> by_kind;
     // Per cable kind ("host-tor", "tor-agg", "agg-core"): a cable in scope
     // is verified (seen both ways), found at fault, or unobserved.
     std::map<std::string, Coverage> coverage;

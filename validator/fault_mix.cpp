@@ -98,20 +98,20 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
     std::vector<int> touched{tor};
     if (what == "down") {
       wiring[cable].fault = "down";
-      fault = {"missing", "down", {cable}, -1};
+      fault = {FindingKind::missing, "down", {cable}, -1};
     } else if (what == "drop") {
       wiring[cable].fault = fmt::format("drop-{}", way);
-      fault = {"unidirectional", wiring[cable].fault, {cable}, -1};
+      fault = {FindingKind::unidirectional, wiring[cable].fault, {cable}, -1};
     } else if (what == "loss") {
       const int rate = rates[std::uniform_int_distribution<int>(0, 2)(random)];
       wiring[cable].fault = fmt::format("loss-{}:{}", way, rate);
-      fault = {"lossy", wiring[cable].fault, {cable}, direction};
+      fault = {FindingKind::lossy, wiring[cable].fault, {cable}, direction};
     } else if (what == "swap") {
       int other = -1;
       for (int tries = 0; tries < 8 && (other < 0 || other == cable); ++tries) other = free_host_cable(tor);
       if (other < 0 || other == cable) continue;
       std::swap(wiring[cable].z, wiring[other].z);
-      fault = {"swapped", "swap", {std::min(cable, other), std::max(cable, other)}, -1};
+      fault = {FindingKind::swapped, "swap", {std::min(cable, other), std::max(cable, other)}, -1};
       touched.push_back(bp.cables[other].a_device);
     } else if (what == "rail-exchange" || what == "plane-exchange") {
       // Two cables exchanged at their z-ends across rails (host cables of
@@ -126,7 +126,8 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       const int other = rails ? free_host_cable(other_tor) : pick(uplinks[other_tor]);
       if (other < 0) continue;
       std::swap(wiring[cable].z, wiring[other].z);
-      fault = {rails ? "rail-violation" : "plane-violation", what, {std::min(cable, other), std::max(cable, other)}, -1};
+      fault = {rails ? FindingKind::rail_violation : FindingKind::plane_violation, what,
+               {std::min(cable, other), std::max(cable, other)}, -1};
       touched.push_back(other_tor);
       touched.push_back(bp.cables[other].a_device);
     } else if (what == "host-exchange") {
@@ -140,7 +141,7 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       const int other = free_host_cable(other_tor);
       if (other < 0) continue;
       std::swap(wiring[cable].a, wiring[other].a);
-      fault = {"swapped", what, {std::min(cable, other), std::max(cable, other)}, -1};
+      fault = {FindingKind::swapped, what, {std::min(cable, other), std::max(cable, other)}, -1};
       touched.push_back(other_tor);
       touched.push_back(bp.cables[other].a_device);
     } else if (what == "nic-exchange" || what == "nic-down") {
@@ -164,11 +165,11 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       const int other = pick(candidates);
       if (what == "nic-down") {
         wiring[cable].fault = wiring[other].fault = "down";
-        out.push_back({"missing", what, {other}, -1});
-        fault = {"missing", what, {cable}, -1};
+        out.push_back({FindingKind::missing, what, {other}, -1});
+        fault = {FindingKind::missing, what, {cable}, -1};
       } else {
         std::swap(wiring[cable].a, wiring[other].a);
-        fault = {"rail-violation", what, {std::min(cable, other), std::max(cable, other)}, -1};
+        fault = {FindingKind::rail_violation, what, {std::min(cable, other), std::max(cable, other)}, -1};
       }
       touched.push_back(bp.cables[other].z_device);
     } else if (what == "uplink-a-end") {
@@ -176,7 +177,7 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       const PortRef spare = spare_port(f, tor, taken);
       if (!spare.valid()) continue;
       wiring[cable].a = spare;
-      fault = {"wrong-port", what, {cable}, -1};
+      fault = {FindingKind::wrong_port, what, {cable}, -1};
     } else if (what == "other-segment") {
       // A host cable on a spare port of the same rail's ToR in another segment.
       const int other_tor = partner(tor, [&](int o) {
@@ -187,7 +188,7 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       const PortRef spare = spare_port(f, other_tor, taken);
       if (!spare.valid()) continue;
       wiring[cable].z = spare;
-      fault = {"wrong-device", what, {cable}, -1};
+      fault = {FindingKind::wrong_device, what, {cable}, -1};
       touched.push_back(other_tor);
     } else {
       const int agg = bp.cables[cable].z_device;
@@ -207,7 +208,7 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       const PortRef spare = spare_port(f, to, taken);
       if (!spare.valid()) continue;  // no room for this kind here
       wiring[cable].z = spare;
-      fault = {what, what, {cable}, -1};
+      fault = {what == "wrong-port" ? FindingKind::wrong_port : FindingKind::wrong_device, what, {cable}, -1};
     }
     if (bp.cables[cable].kind == CableKind::host_tor) touched.push_back(bp.cables[cable].a_device);
     used.insert(touched.begin(), touched.end());
@@ -219,13 +220,13 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
 DiagnosisScore score_report(const FabricIndex& f, const Report& report, const std::vector<InjectedFault>& faults) {
   const Blueprint& bp = f.blueprint();
   DiagnosisScore s;
-  auto key = [](const std::string& kind, std::vector<int> cables, int direction) {
+  auto key = [](FindingKind kind, std::vector<int> cables, int direction) {
     std::sort(cables.begin(), cables.end());
     return std::make_tuple(kind, cables, direction);
   };
-  std::set<std::tuple<std::string, std::vector<int>, int>> found, injected;
+  std::set<std::tuple<FindingKind, std::vector<int>, int>> found, injected;
   for (const auto& finding : report.findings) {
-    if (finding.severity == "info") continue;
+    if (finding.severity == Severity::info) continue;
     ++s.findings;
     found.insert(key(finding.kind, finding.cables, finding.loss ? finding.loss->direction : -1));
   }
@@ -242,11 +243,11 @@ DiagnosisScore score_report(const FabricIndex& f, const Report& report, const st
     }
   }
   for (const auto& finding : report.findings) {
-    if (finding.severity == "info") continue;
+    if (finding.severity == Severity::info) continue;
     if (injected.count(key(finding.kind, finding.cables, finding.loss ? finding.loss->direction : -1))) {
       ++s.correct;
     } else {
-      s.misses.push_back("false finding: " + finding.kind + ": " + finding.message);
+      s.misses.push_back(fmt::format("false finding: {}: {}", to_string(finding.kind), finding.message));
     }
   }
   return s;

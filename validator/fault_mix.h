@@ -16,8 +16,7 @@
 namespace hpn::validator {
 
 struct InjectedFault {
-  std::string kind;           // the finding it should give: missing, unidirectional, swapped, wrong-port,
-                              // wrong-device, rail-violation, plane-violation, lossy
+  FindingKind kind = FindingKind::missing;  // the finding it should give
   std::string fault;          // what was done, for messages: "down", "drop-a-z", "loss-z-a:5", "swap", ...
   std::vector<int> cables;    // the cables the finding should name, ascending
   int direction = -1;         // lossy: the lossy direction

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <map>
+#include <string_view>
 #include <nlohmann/json.hpp>
 
 #include "blueprint/csv.h"
@@ -12,6 +14,14 @@ namespace hpn::validator {
 namespace {
 
 using json = nlohmann::ordered_json;
+
+// The count of findings per kind, in the order of the kinds' names: the
+// order reports have always listed them in.
+std::map<std::string_view, int64_t> by_name(const std::map<FindingKind, int64_t>& by_kind) {
+  std::map<std::string_view, int64_t> out;
+  for (const auto& [kind, n] : by_kind) out[to_string(kind)] = n;
+  return out;
+}
 
 std::string cable_list(const Finding& f, const Blueprint& bp) {
   std::string s;
@@ -45,7 +55,7 @@ json to_json(const Report& r, const Blueprint& bp) {
   json j;
   auto& findings = j["findings"] = json::array();
   for (const auto& f : r.findings) {
-    json item{{"kind", f.kind}, {"severity", f.severity}};
+    json item{{"kind", std::string(to_string(f.kind))}, {"severity", std::string(to_string(f.severity))}};
     auto& cables = item["cables"] = json::array();
     auto& labels = item["labels"] = json::array();
     auto evidence = json::object();
@@ -77,7 +87,7 @@ json to_json(const Report& r, const Blueprint& bp) {
   }
   const auto& s = r.summary;
   json kinds = json::object();
-  for (const auto& [kind, n] : s.by_kind) kinds[kind] = n;
+  for (const auto& [kind, n] : by_name(s.by_kind)) kinds[std::string(kind)] = n;
   j["summary"] = {{"clean", r.clean()},
                   {"observations", s.observations},
                   {"received", s.received},
@@ -116,7 +126,7 @@ void render_report(const Report& r, const FabricIndex& fabric, OutputFormat form
         za.sent += r.evidence[c].dir[1].sent;
         za.received += r.evidence[c].dir[1].received;
       }
-      w.field(f.kind).field(f.severity).field(cable_list(f, bp)).field(f.expected).field(f.observed);
+      w.field(to_string(f.kind)).field(to_string(f.severity)).field(cable_list(f, bp)).field(f.expected).field(f.observed);
       w.field(az.sent).field(az.received).field(za.sent).field(za.received).field(f.message);
       w.end_row();
     }
@@ -124,7 +134,9 @@ void render_report(const Report& r, const FabricIndex& fabric, OutputFormat form
   }
   if (!r.findings.empty()) {
     TextTable table({"severity", "kind", "cables", "finding"});
-    for (const auto& f : r.findings) table.add({f.severity, f.kind, cable_list(f, bp), f.message});
+    for (const auto& f : r.findings) {
+      table.add({std::string(to_string(f.severity)), std::string(to_string(f.kind)), cable_list(f, bp), f.message});
+    }
     table.render(out);
     out << '\n';
   }
@@ -133,7 +145,7 @@ void render_report(const Report& r, const FabricIndex& fabric, OutputFormat form
                      r.clean() ? "clean" : "NOT CLEAN", s.cables_in_scope, s.cables_verified,
                      r.findings.size());
   std::string kinds;
-  for (const auto& [kind, n] : s.by_kind) kinds += fmt::format("{}{} {}", kinds.empty() ? " (" : ", ", n, kind);
+  for (const auto& [kind, n] : by_name(s.by_kind)) kinds += fmt::format("{}{} {}", kinds.empty() ? " (" : ", ", n, kind);
   out << kinds << (kinds.empty() ? "" : ")") << '\n';
   std::string per_kind;
   for (const auto& [kind, c] : s.coverage) {

@@ -69,7 +69,7 @@ FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) :
     }
   }
   for (const auto& i : bp.interfaces) {
-    if (i.purpose == "host") addresses_.emplace(key(i.device, i.nic), i.ipv6);
+    if (i.purpose == InterfacePurpose::host) addresses_.emplace(key(i.device, i.nic), i.ipv6);
   }
 }
 
@@ -161,7 +161,7 @@ PortRef FabricModel::route(int device, const std::string& src, const std::string
 
 probe::ObservationRecord FabricModel::send(PortRef from, const std::string& src_address, int dst_host,
                                      int nic, const std::string& dst_address, int sport, int dport,
-                                     uint64_t id, const char* direction) {
+                                     uint64_t id, probe::ProbeDirection direction) {
   const Blueprint& bp = f_.blueprint();
   probe::ObservationRecord o;
   o.run = "sim";
@@ -209,10 +209,12 @@ std::vector<probe::ObservationRecord> FabricModel::probe(int host, int port, int
   int src_nic = f_.port({host, port}).nic;
   std::string src_address = address(host, src_nic), dst_address = address(dst, nic);
   std::vector<probe::ObservationRecord> out;
-  out.push_back(send({host, port}, src_address, dst, nic, dst_address, sport, 17768, id, "forward"));
+  out.push_back(
+      send({host, port}, src_address, dst, nic, dst_address, sport, 17768, id, probe::ProbeDirection::forward));
   if (out.back().received) {
     PortRef back{dst, f_.port_by_name(dst, out.back().rx_port)};
-    out.push_back(send(back, dst_address, host, src_nic, src_address, 17768, sport, id, "reverse"));
+    out.push_back(
+        send(back, dst_address, host, src_nic, src_address, 17768, sport, id, probe::ProbeDirection::reverse));
   }
   return out;
 }
@@ -223,7 +225,7 @@ probe::ObservationRecord FabricModel::switch_probe(int host, int port, int targe
   probe::ObservationRecord o;
   o.run = "sim";
   o.probe = id;
-  o.direction = "expired";
+  o.direction = probe::ProbeDirection::expired;
   o.src_device = bp.devices[host].name;
   o.src_port = f_.port({host, port}).name;
   o.src_address = address(host, f_.port({host, port}).nic);
@@ -335,7 +337,7 @@ AgentProbe FabricModel::agent_train(int host, int port, int dst, int nic, int sp
     o.arrived = arrived;
   }
   for (auto& o : p.sender) {
-    if (o.direction != "forward") continue;
+    if (o.direction != probe::ProbeDirection::forward) continue;
     o.train = length;
     o.arrived = o.received ? arrived : -1;
   }

@@ -112,7 +112,7 @@ class FabricModel {
                 int sport, int dport) const;
   probe::ObservationRecord send(PortRef from, const std::string& src_address, int dst_host, int nic,
                           const std::string& dst_address, int sport, int dport, uint64_t id,
-                          const char* direction);
+                          probe::ProbeDirection direction);
   std::string address(int host, int nic) const;
 
   static uint64_t key(int host, int nic) { return uint64_t(host) << 8 | uint64_t(nic & 0xff); }

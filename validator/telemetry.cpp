@@ -102,7 +102,8 @@ std::vector<Finding> telemetry_findings(const FabricIndex& f, const Witnesses& w
         total += n;
         if (port >= 0) names.push_back(f.port({device, port}).name);
       }
-      Finding finding{"telemetry", "warning", {}, fmt::format("{} writes an IOAM record into each probe it forwards", d.name),
+      Finding finding{FindingKind::telemetry, Severity::warning, {},
+                      fmt::format("{} writes an IOAM record into each probe it forwards", d.name),
                       fmt::format("{} crossed it with no record of it", traces(total)),
                       fmt::format("switch {} wrote no telemetry at all: {} crossed it{} and none carries a record of "
                                   "it, so the cables they crossed there cannot be verified; enable IOAM on it: its "
@@ -116,7 +117,8 @@ std::vector<Finding> telemetry_findings(const FabricIndex& f, const Witnesses& w
     }
     for (const auto& [port, n] : ports) {
       if (port < 0) {
-        out.push_back({"telemetry", "warning", {}, fmt::format("{} writes an IOAM record into each probe it forwards", d.name),
+        out.push_back({FindingKind::telemetry, Severity::warning, {},
+                       fmt::format("{} writes an IOAM record into each probe it forwards", d.name),
                        fmt::format("{} crossed it with no record of it", traces(n)),
                        fmt::format("switch {} wrote no telemetry into {} that crossed it, on a port the plan cannot "
                                    "tell, so the cables they crossed there cannot be verified; check that every port "
@@ -126,7 +128,7 @@ std::vector<Finding> telemetry_findings(const FabricIndex& f, const Witnesses& w
         continue;
       }
       const PanelPort& p = f.port({device, port});
-      out.push_back({"telemetry", "warning", {},
+      out.push_back({FindingKind::telemetry, Severity::warning, {},
                      fmt::format("{}:{} writes an IOAM record into each probe that enters it", d.name, p.name),
                      fmt::format("{} entered it with no record of {}", traces(n), d.name),
                      fmt::format("switch {} wrote no telemetry on port {}: {} that entered there carry no record of "
@@ -139,7 +141,8 @@ std::vector<Finding> telemetry_findings(const FabricIndex& f, const Witnesses& w
   for (const auto& [gap, n] : unexplained) {
     const auto& [from, to] = gap;
     const std::string after = to.valid() ? "were next seen entering " + f.name(to) : "carry no record after it";
-    out.push_back({"telemetry", "warning", {}, fmt::format("a record of every switch after {}", f.name(from)),
+    out.push_back({FindingKind::telemetry, Severity::warning, {},
+                   fmt::format("a record of every switch after {}", f.name(from)),
                    fmt::format("{} with none before {}", traces(n), to.valid() ? f.name(to) : "their end"),
                    fmt::format("{} left {} and {} with no record between, and the plan puts no one switch there that "
                                "wrote none: a switch on their path wrote no telemetry, or a cable there is not where "
@@ -154,7 +157,8 @@ std::vector<Finding> telemetry_findings(const FabricIndex& f, const Witnesses& w
     if (w.probed_switches.count(device) || !w.device_answered[device]) continue;
     if (!switch_silence_is_evidence(bp, device, sent, rule)) continue;
     const Device& d = bp.devices[device];
-    out.push_back({"telemetry", "warning", {}, fmt::format("{} answers switch probes (ICMPv6 destination unreachable)", d.name),
+    out.push_back({FindingKind::telemetry, Severity::warning, {},
+                   fmt::format("{} answers switch probes (ICMPv6 destination unreachable)", d.name),
                    fmt::format("none of {} switch probes answered", sent),
                    fmt::format("switch {} answered none of the {} switch probes sent to it, although other evidence "
                                "shows it up: it sends no ICMPv6 errors, or polices them to nothing (a control-plane "

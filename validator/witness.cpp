@@ -62,13 +62,13 @@ class Collector {
     if (dst < 0) w_.unknown_devices.insert(std::string(o.dst_device));
     if (src < 0 || dst < 0) return;
     const Blueprint& bp = f_.blueprint();
-    if (o.direction == "expired") return add_expired(o, r);
+    if (o.direction == probe::ProbeDirection::expired) return add_expired(o, r);
     w_.probed_hosts.insert(src);
     w_.probed_hosts.insert(dst);
     if (bp.devices[src].pod != bp.devices[dst].pod) w_.inter_pod = true;
     PortRef sender{src, r.src_port};
     // The reply is part of its probe's round trip, counted with it.
-    if (o.direction != "reverse") expect_round_trip(sender, dst, r.dst_address);
+    if (o.direction != probe::ProbeDirection::reverse) expect_round_trip(sender, dst, r.dst_address);
     if (!o.received) {
       ++w_.lost;
       return;
@@ -421,7 +421,7 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const probe::ObservationS
   auto answered_in = [&](probe::HugeVector<probe::ProbeId>& out, std::size_t first, std::size_t last) {
     for (std::size_t i = first; i < last; ++i) {
       const probe::Observation& o = obs[i];
-      if (!o.src_device.empty() && o.direction == "forward" && o.received) {
+      if (!o.src_device.empty() && o.direction == probe::ProbeDirection::forward && o.received) {
         out.push_back({probe::run_id_of(o.run), o.probe, index[i].src_address, o.src_udp_port});
       }
     }

@@ -32,6 +32,7 @@
 #include "test_util.h"
 
 using hpn::probe::Observation;
+using hpn::probe::ProbeDirection;
 
 namespace {
 
@@ -172,12 +173,11 @@ hpn::test::RunResult run_in(const std::string& netns, const std::vector<std::str
           hpn::test::read_file(capture / "err")};
 }
 
-bool can_run() {
+void require_ioam() {
   if (geteuid() != 0 || !std::ifstream("/proc/sys/net/ipv6/ioam6_id") ||
       std::system("ip ioam namespace show >/dev/null 2>&1") != 0) {
     hpn::test::skip("needs root, a kernel with IPv6 IOAM and iproute2 `ip ioam`");
   }
-  return true;
 }
 
 // Every agent started from here gets this key through the environment.
@@ -229,7 +229,7 @@ void check_hop(const hpn::probe::ObservedHop& h, int node, int in, int out) {
 }  // namespace
 
 TEST_CASE("agent/netns: a probe and its reply record the router both ways round", "[agent][netns]") {
-  if (!can_run()) return;
+  require_ioam();
   Lab lab;
   if (!lab.ready) {
     hpn::test::skip("could not build the network namespaces");
@@ -282,7 +282,7 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
     CHECK(o.received);
     REQUIRE(o.hops.size() == 1);
     if (i % 2 == 0) {
-      CHECK(o.direction == "forward");
+      CHECK(o.direction == ProbeDirection::forward);
       CHECK(o.src_device == "host-a");
       CHECK(o.src_port == "etp1a");
       CHECK(o.src_address == "2001:db8:1::1");
@@ -293,7 +293,7 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
       CHECK(o.rx_port == "etp5b");
       check_hop(o.hops[0], 7, 11, 12);
     } else {
-      CHECK(o.direction == "reverse");
+      CHECK(o.direction == ProbeDirection::reverse);
       CHECK(o.src_device == "host-b");
       CHECK(o.src_port == "etp5b");
       CHECK(o.src_address == "2001:db8:2::2");
@@ -315,7 +315,7 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
 }
 
 TEST_CASE("agent/netns: with nobody listening every probe is lost, within the time budget", "[agent][netns]") {
-  if (!can_run()) return;
+  require_ioam();
   Lab lab;
   if (!lab.ready) {
     hpn::test::skip("could not build the network namespaces");
@@ -339,7 +339,7 @@ TEST_CASE("agent/netns: with nobody listening every probe is lost, within the ti
   REQUIRE(obs);
   REQUIRE(obs->size() == 2);
   for (const auto& o : *obs) {
-    CHECK(o.direction == "forward");
+    CHECK(o.direction == ProbeDirection::forward);
     CHECK_FALSE(o.received);
     CHECK(o.hops.empty());
     CHECK(o.src_port == "a0");  // no mapping given: the interface name
@@ -349,7 +349,7 @@ TEST_CASE("agent/netns: with nobody listening every probe is lost, within the ti
 
 TEST_CASE("agent/netns: a missing interface or a bad argument is refused with the right exit code",
           "[agent][netns]") {
-  if (!can_run()) return;
+  require_ioam();
   Lab lab;
   if (!lab.ready) {
     hpn::test::skip("could not build the network namespaces");
@@ -384,7 +384,7 @@ TEST_CASE("agent/netns: a missing interface or a bad argument is refused with th
 
 TEST_CASE("agent/netns: a listener with another key or of another run answers nothing and says why",
           "[agent][netns]") {
-  if (!can_run()) return;
+  require_ioam();
   Lab lab;
   if (!lab.ready) {
     hpn::test::skip("could not build the network namespaces");

@@ -13,6 +13,7 @@
 #include "test_util.h"
 
 using namespace hpn::probe;
+using hpn::probe::ProbeDirection;
 
 TEST_CASE("agent/trace: hops come out in path order, unavailable fields as -1", "[agent][trace]") {
   auto hbh = testing::filled_trace({{7, 11, 12}, {8, 21, 22}});
@@ -54,7 +55,7 @@ TEST_CASE("agent/output: observations are written whole, replacing the file", "[
   ObservationRecord lost;
   lost.run = "r";
   lost.probe = 3;
-  lost.direction = "forward";
+  lost.direction = ProbeDirection::forward;
   lost.src_device = "host-a";
   lost.src_port = "etp1a";
   lost.src_address = "2001:db8::1";

@@ -6,6 +6,7 @@
 #include "probe/agent_listener.h"
 
 using namespace hpn::probe;
+using hpn::probe::ProbeDirection;
 using hpn::probe::testing::FakeClock;
 using hpn::probe::testing::FakeNetwork;
 using hpn::probe::testing::filled_trace;
@@ -108,7 +109,7 @@ TEST_CASE("agent/sender: each answered probe gives a forward and a reverse obser
     INFO("probe " << id);
     CHECK(f.run == "run-7");
     CHECK(f.probe == id);
-    CHECK(f.direction == "forward");
+    CHECK(f.direction == ProbeDirection::forward);
     CHECK(f.src_device == "host-a");
     CHECK(f.src_port == "etp1a");
     CHECK(f.src_address == "2001:db8:1::1");
@@ -122,7 +123,7 @@ TEST_CASE("agent/sender: each answered probe gives a forward and a reverse obser
     CHECK(f.sent_ns == path.clock.realtime_base + path.network.sent_at[id]);
     CHECK(f.received_ns == f.sent_ns + kLatency / 2);
 
-    CHECK(r.direction == "reverse");
+    CHECK(r.direction == ProbeDirection::reverse);
     CHECK(r.probe == id);
     CHECK(r.src_device == "host-b");
     CHECK(r.src_port == "etp5b");  // the reply left by the port the probe came in on
@@ -171,7 +172,7 @@ TEST_CASE("agent/sender: a probe never answered is retried, then lost, within th
   for (std::uint64_t id = 0; id < 3; ++id) {
     const Observation& lost = result.observations[id];
     CHECK(lost.probe == id);
-    CHECK(lost.direction == "forward");
+    CHECK(lost.direction == ProbeDirection::forward);
     CHECK_FALSE(lost.received);
     CHECK(lost.rx_port.empty());
     CHECK(lost.hops.empty());
@@ -211,7 +212,7 @@ TEST_CASE("agent/sender: a reply after the probe was given up still counts, as l
   CHECK(result.counts == SenderCounts{.probes = 2, .sent = 2, .answered = 1, .late = 1, .lost = 1});
   REQUIRE(result.observations.size() == 3);
   CHECK(result.observations[0].received);
-  CHECK(result.observations[1].direction == "reverse");
+  CHECK(result.observations[1].direction == ProbeDirection::reverse);
   CHECK_FALSE(result.observations[2].received);
 }
 
@@ -383,7 +384,7 @@ TEST_CASE("agent/sender: with a plan, exactly its probes, entries interleaved, e
   }
   for (const auto& ob : result.observations) {
     INFO(ob.direction << " " << ob.src_udp_port << " " << ob.dst_udp_port);
-    const int sport = ob.direction == "forward" ? ob.src_udp_port : ob.dst_udp_port;
+    const int sport = ob.direction == ProbeDirection::forward ? ob.src_udp_port : ob.dst_udp_port;
     CHECK(ob.entry == (sport == 61000 ? 9 : 4));
   }
   // The entry goes through the observation file and back.

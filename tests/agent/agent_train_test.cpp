@@ -16,6 +16,7 @@
 #include "probe/agent_sender.h"
 
 using namespace hpn::probe;
+using hpn::probe::ProbeDirection;
 using hpn::probe::testing::FakeClock;
 using hpn::probe::testing::FakeNetwork;
 using hpn::probe::testing::arriving;
@@ -259,8 +260,8 @@ TEST_CASE("agent/train: a plan's trains are sent, counted and reported, every da
         std::vector<std::uint64_t>(path.order.begin(), path.order.begin() + 3));
   std::map<int, const ObservationRecord*> forward;  // by source port
   for (const auto& ob : result.observations) {
-    if (ob.direction == "forward") forward[ob.src_udp_port] = &ob;
-    if (ob.direction == "reverse") CHECK(ob.train == 0);
+    if (ob.direction == ProbeDirection::forward) forward[ob.src_udp_port] = &ob;
+    if (ob.direction == ProbeDirection::reverse) CHECK(ob.train == 0);
   }
   REQUIRE(forward.size() == 3);
   CHECK(forward[50000]->train == 200);
@@ -363,7 +364,7 @@ TEST_CASE("agent/train: a host too slow for the pace sends its trains to the end
   CHECK(result.counts.unsent == 0);
   CHECK(result.counts.answered == 2);
   for (const auto& ob : result.observations) {
-    if (ob.direction == "forward") CHECK(ob.arrived == 300);
+    if (ob.direction == ProbeDirection::forward) CHECK(ob.arrived == 300);
   }
 }
 
@@ -417,7 +418,7 @@ TEST_CASE("agent/train: a train's last datagrams, overtaken by less than the gra
   CHECK(path.held.empty());
   int forward = 0;
   for (const auto& ob : result.observations) {
-    if (ob.direction != "forward") continue;
+    if (ob.direction != ProbeDirection::forward) continue;
     ++forward;
     CHECK(ob.train == 100);
     CHECK(ob.arrived == 100);
@@ -454,7 +455,7 @@ TEST_CASE("agent/train: datagrams held past the grace are found by the recount, 
   CHECK(result.counts.answered == 2);
   std::map<int, std::int32_t> arrived;
   for (const auto& ob : result.observations) {
-    if (ob.direction == "forward") arrived[ob.src_udp_port] = ob.arrived;
+    if (ob.direction == ProbeDirection::forward) arrived[ob.src_udp_port] = ob.arrived;
   }
   CHECK(arrived == std::map<int, std::int32_t>{{50000, 100}, {50001, 98}});
 }
@@ -479,7 +480,7 @@ TEST_CASE("agent/train: a recount the listener no longer vouches for leaves the 
   CHECK(requests == 2);
   CHECK(result.counts.recounts == 1);
   REQUIRE_FALSE(result.observations.empty());
-  CHECK(result.observations[0].direction == "forward");
+  CHECK(result.observations[0].direction == ProbeDirection::forward);
   CHECK(result.observations[0].arrived == -1);
 }
 

@@ -41,11 +41,8 @@ std::pair<int, std::string> in_child(const std::function<int(std::string&)>& bod
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, why};
 }
 
-bool root() {
-  if (geteuid() != 0) {
-    hpn::test::skip("the privilege drop needs root to start from");
-  }
-  return true;
+void require_root() {
+  if (geteuid() != 0) hpn::test::skip("the privilege drop needs root to start from");
 }
 
 constexpr std::uint64_t kNetRaw = std::uint64_t{1} << CAP_NET_RAW;
@@ -54,7 +51,7 @@ constexpr std::uint64_t kNetRaw = std::uint64_t{1} << CAP_NET_RAW;
 
 TEST_CASE("agent/privilege: after the drop setuid(0) fails and CAP_NET_RAW is the only capability left",
           "[agent][privilege]") {
-  if (!root()) return;
+  require_root();
   // The control: before the drop, a root child can become root again.
   auto [before, why_before] = in_child([](std::string&) { return setuid(0) == 0 ? 0 : 1; });
   REQUIRE(before == 0);
@@ -90,7 +87,7 @@ TEST_CASE("agent/privilege: after the drop setuid(0) fails and CAP_NET_RAW is th
 
 TEST_CASE("agent/privilege: the agent will not drop to root or to a user that does not exist",
           "[agent][privilege]") {
-  if (!root()) return;
+  require_root();
   auto [to_root, why_root] = in_child([](std::string& why) {
     auto d = hpn::probe::drop_privileges("root");
     why = d ? "dropped" : d.error().message;
@@ -109,7 +106,7 @@ TEST_CASE("agent/privilege: the agent will not drop to root or to a user that do
 
 TEST_CASE("agent/privilege: started as an ordinary user the agent keeps it and sheds every capability",
           "[agent][privilege]") {
-  if (!root()) return;
+  require_root();
   auto [code, why] = in_child([](std::string& why) {
     // An ordinary user without CAP_NET_RAW: the kernel clears the sets when
     // root becomes it.

@@ -13,6 +13,7 @@
 #include "probe/socket_udp.h"
 
 using namespace hpn::probe;
+using hpn::probe::ProbeDirection;
 using hpn::probe::testing::FakeClock;
 using hpn::probe::testing::FakeNetwork;
 using hpn::probe::testing::filled_trace;
@@ -158,7 +159,7 @@ TEST_CASE("agent/switch probes: the sender matches a switch's error to its probe
   CHECK(r.counts.lost == 2);
   int expired = 0, lost = 0;
   for (const auto& ob : r.observations) {
-    CHECK(ob.direction == "expired");
+    CHECK(ob.direction == ProbeDirection::expired);
     CHECK(ob.hop_limit == 64);
     if (ob.received) {
       ++expired;
@@ -182,7 +183,7 @@ TEST_CASE("agent/switch probes: the sender matches a switch's error to its probe
     std::istringstream in(to_json_line(ob) + "\n");
     auto back = read_observations(in, "x");
     REQUIRE(back);
-    CHECK((*back)[0].direction == "expired");
+    CHECK((*back)[0].direction == ProbeDirection::expired);
     CHECK((*back)[0].reporter == ob.reporter);
     CHECK((*back)[0].hop_limit == 64);
   }

@@ -11,12 +11,14 @@
 
 #include <algorithm>
 #include <random>
+#include <set>
 #include <string>
 
 #include "blueprint/store.h"
 #include "planner/plan.h"
 #include "planner/plan_output.h"
 #include "planner/spec_loader.h"
+#include "support/sqlite.h"
 #include "test_util.h"
 
 using namespace hpn;
@@ -33,18 +35,6 @@ fs::path plan_lab(const test::TempDir& dir) {
   REQUIRE(plan.ok());
   REQUIRE(write_plan(plan->blueprint, plan->summary, (dir / "plan").string()).ok());
   return dir / "plan" / "blueprint.db";
-}
-
-void run_sql(const fs::path& db_path, const std::string& text) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-  char* error = nullptr;
-  int rc = sqlite3_exec(db, text.c_str(), nullptr, nullptr, &error);
-  std::string message = error ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(db);
-  INFO(message);
-  REQUIRE(rc == SQLITE_OK);
 }
 
 // What a reader can get out of a file: the error of the first step that
@@ -90,7 +80,7 @@ bool one_line(const std::string& message) {
 TEST_CASE("blueprint/db: a database of another schema version names both versions") {
   test::TempDir dir;
   const fs::path db = plan_lab(dir);
-  run_sql(db, "PRAGMA user_version = 7;");
+  test::sql_exec(db, "PRAGMA user_version = 7;");
   auto store = BlueprintStore::open((dir / "plan").string());
   REQUIRE_FALSE(store.ok());
   CHECK(store.error().message == db.string() + " was written by schema version 7; this hpnctl reads version " +
@@ -168,11 +158,31 @@ TEST_CASE("blueprint/db: a lost table, view or column is named when the file is 
   for (const auto& c : cases) {
     INFO(c.damage);
     test::write_file(db, bytes);
-    run_sql(db, c.damage);
+    test::sql_exec(db, c.damage);
     auto store = BlueprintStore::open((dir / "plan").string());
     REQUIRE_FALSE(store.ok());
     CHECK(store.error().message == db.string() + ": " + c.message);
   }
+}
+
+TEST_CASE("blueprint/db: an interface's purpose is one the model knows, or the blueprint is refused") {
+  test::TempDir dir;
+  const fs::path db = plan_lab(dir);
+  {
+    auto store = BlueprintStore::open((dir / "plan").string());
+    REQUIRE(store.ok());
+    auto bp = store->load();
+    REQUIRE(bp.ok());
+    std::set<std::string> purposes;
+    for (const auto& i : bp->interfaces) purposes.insert(std::string(to_string(i.purpose)));
+    CHECK(purposes == std::set<std::string>{"gateway", "host", "loopback"});
+  }
+  test::sql_exec(db, "UPDATE interfaces SET purpose = 'uplink' WHERE interface = 'Loopback0' AND device = 'core-1-00';");
+  auto store = BlueprintStore::open((dir / "plan").string());
+  REQUIRE(store.ok());
+  auto bp = store->load();
+  REQUIRE_FALSE(bp.ok());
+  CHECK(bp.error().message == db.string() + ": interface Loopback0 of core-1-00: unknown purpose 'uplink'");
 }
 
 TEST_CASE("blueprint/db: files that are not blueprints are refused in one line") {

@@ -2,7 +2,6 @@
 // (byte for byte), and the real binary's inventory of real plans read back
 // by Ansible itself (ansible-inventory --list, ansible --list-hosts) and
 // compared with what blueprint.db says, queried with SQLite.
-#include <sqlite3.h>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -15,6 +14,7 @@
 
 #include "blueprint/export_ansible.h"
 #include "planned_pod.h"
+#include "support/sqlite.h"
 #include "test_util.h"
 
 namespace {
@@ -24,18 +24,10 @@ using nlohmann::json;
 using Names = std::set<std::string>;
 
 
-// One column of a query on blueprint.db, opened read-only.
+// The first column of a query on blueprint.db, as a set.
 Names column(const fs::path& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  std::string uri = "file:" + db_path.string() + "?immutable=1";
-  REQUIRE(sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  INFO(sql);
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
   Names out;
-  while (sqlite3_step(stmt) == SQLITE_ROW) out.insert(reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0)));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
+  for (const auto& row : sql_rows(db_path, sql)) out.insert(row.at(0));
   return out;
 }
 
@@ -103,12 +95,12 @@ hpn::Blueprint small_blueprint() {
                 device("host-b", Role::host, 0, 0, kNone, kNone, 0),
                 device("tor-1a", Role::tor, 0, 0, 1, 1, 1),
                 device("core-1-00", Role::core, kNone, kNone, 1, kNone, 2)};
-  bp.interfaces = {{0, "bond1", "host", 1, "10.0.0.16", 24, "", 0, ""},
-                   {0, "bond0", "host", 0, "10.16.0.16", 25, "", 0, ""},
-                   {1, "bond0", "host", 0, "10.16.0.17", 25, "", 0, ""},
-                   {2, "Vlan1000", "gateway", kNone, "10.0.0.1", 24, "", 0, ""},
-                   {2, "Loopback0", "loopback", kNone, "10.255.0.2", 32, "", 0, ""},
-                   {3, "Loopback0", "loopback", kNone, "10.255.0.1", 32, "", 0, ""}};
+  bp.interfaces = {{0, "bond1", InterfacePurpose::host, 1, "10.0.0.16", 24, "", 0, ""},
+                   {0, "bond0", InterfacePurpose::host, 0, "10.16.0.16", 25, "", 0, ""},
+                   {1, "bond0", InterfacePurpose::host, 0, "10.16.0.17", 25, "", 0, ""},
+                   {2, "Vlan1000", InterfacePurpose::gateway, kNone, "10.0.0.1", 24, "", 0, ""},
+                   {2, "Loopback0", InterfacePurpose::loopback, kNone, "10.255.0.2", 32, "", 0, ""},
+                   {3, "Loopback0", InterfacePurpose::loopback, kNone, "10.255.0.1", 32, "", 0, ""}};
   return bp;
 }
 

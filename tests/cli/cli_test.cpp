@@ -2,8 +2,6 @@
 // line and finds in the output directory. Each test runs the real executable
 // in its own temporary directory; the lab pod (examples/lab-pod.yaml) keeps
 // most of them fast, the default pod is planned where its numbers matter.
-#include <sqlite3.h>
-
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -16,6 +14,7 @@
 #include <vector>
 
 #include "blueprint/csv.h"
+#include "support/sqlite.h"
 #include "test_util.h"
 
 namespace {
@@ -26,13 +25,6 @@ using Files = std::map<std::string, std::string>;  // file name -> bytes
 const std::vector<std::string> kPlanFiles{
     "blueprint.db", "bom.csv",   "cabling.csv", "core-rules.csv", "devices.csv", "interfaces.csv",
     "legs.csv",     "links.csv", "racks.csv",   "spec.yaml",      "summary.json", "warnings.csv"};
-
-// Single-quotes a path for the shell command run_hpnctl builds.
-std::string q(const fs::path& path) {
-  std::string out = "'";
-  for (char c : path.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
 
 // Every entry of a directory, by name; regular files with their bytes,
 // anything else (a directory, a leftover temporary) as a marker.
@@ -138,57 +130,6 @@ RunResult plan_ok(const std::string& spec_arg, const fs::path& out, const fs::pa
   INFO("stderr: " << r.err);
   REQUIRE(r.exit_code == 0);
   return r;
-}
-
-// A read-only view of a database file for the tests' own queries. immutable=1
-// keeps SQLite from creating -shm or -wal files next to it.
-class SqliteReader {
- public:
-  explicit SqliteReader(const fs::path& path) {
-    std::string uri = "file:" + path.string() + "?immutable=1";
-    int rc = sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr);
-    REQUIRE(rc == SQLITE_OK);
-  }
-  ~SqliteReader() { sqlite3_close(db_); }
-  SqliteReader(const SqliteReader&) = delete;
-  SqliteReader& operator=(const SqliteReader&) = delete;
-
-  // Every row of `sql`, each column as text ("" for NULL).
-  std::vector<std::vector<std::string>> rows(const std::string& sql) {
-    sqlite3_stmt* stmt = nullptr;
-    INFO(sql);
-    REQUIRE(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
-    std::vector<std::vector<std::string>> out;
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-      std::vector<std::string> row;
-      for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
-        const unsigned char* text = sqlite3_column_text(stmt, c);
-        row.push_back(text ? reinterpret_cast<const char*>(text) : "");
-      }
-      out.push_back(std::move(row));
-    }
-    sqlite3_finalize(stmt);
-    REQUIRE(rc == SQLITE_DONE);
-    return out;
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
-
-// Runs SQL against a database file with write access, for making bad inputs.
-void sqlite_exec(const fs::path& path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) ==
-          SQLITE_OK);
-  char* error = nullptr;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  std::string message = error ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(db);
-  INFO(message);
-  REQUIRE(rc == SQLITE_OK);
 }
 
 nlohmann::json parse_json(const std::string& text) {
@@ -737,14 +678,14 @@ TEST_CASE("cli/blueprint: a truncated blueprint.db is refused", "[cli][blueprint
 TEST_CASE("cli/blueprint: an SQLite file that is not a blueprint is refused", "[cli][blueprint]") {
   TempDir cwd;
   fs::create_directory(cwd / "plan");
-  sqlite_exec(cwd / "plan/blueprint.db", "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('hi');");
+  sql_exec(cwd / "plan/blueprint.db", "CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('hi');");
   expect_refused("plan", cwd.path(), "not an hpnctl blueprint");
 }
 
 TEST_CASE("cli/blueprint: a blueprint of another schema version is refused", "[cli][blueprint]") {
   TempDir cwd;
   plan_ok(lab_spec_arg(), cwd / "plan", cwd.path());
-  sqlite_exec(cwd / "plan/blueprint.db", "PRAGMA user_version = 99;");
+  sql_exec(cwd / "plan/blueprint.db", "PRAGMA user_version = 99;");
   expect_refused("plan", cwd.path(), "schema version 99");
 }
 

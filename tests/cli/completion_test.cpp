@@ -15,12 +15,6 @@ namespace {
 
 using namespace hpn::test;
 
-std::string q(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 std::vector<std::string> words_of(const std::string& text) {
   std::istringstream in(text);
   std::vector<std::string> out;

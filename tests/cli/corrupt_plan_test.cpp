@@ -3,8 +3,6 @@
 // errors naming table, row and column, in every command that reads them,
 // never an abort (nlohmann::json throws on dumping such text), and never a
 // staging directory left behind.
-#include <sqlite3.h>
-
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -13,35 +11,12 @@
 #include <vector>
 
 #include "planned_pod.h"
+#include "support/sqlite.h"
 #include "test_util.h"
 
 using namespace hpn::test;
 
 namespace {
-
-void sql_exec(const fs::path& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-  char* error = nullptr;
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error);
-  const std::string message = error ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(db);
-  INFO(message);
-  REQUIRE(rc == SQLITE_OK);
-}
-
-std::string sql_value(const fs::path& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
-  REQUIRE(sqlite3_step(stmt) == SQLITE_ROW);
-  std::string value = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return value;
-}
 
 // Every name in `dir` that starts with '.': what a staging directory is.
 std::vector<std::string> hidden_entries(const fs::path& dir) {
@@ -82,7 +57,7 @@ TEST_CASE("cli/corrupt plan: text that is not UTF-8 is exit 2 naming table, row 
   INFO("hpnctl " << form.args);
   Planned pod(q(source_path("examples/lab-pod.yaml")));
   const std::string rowid =
-      sql_value(pod.db(), fmt::format("SELECT rowid FROM {} WHERE {}", form.table, form.where));
+      SqliteReader(pod.db()).value(fmt::format("SELECT rowid FROM {} WHERE {}", form.table, form.where));
   sql_exec(pod.db(), fmt::format("UPDATE {0} SET {1} = CAST({1} || X'FF' AS TEXT) WHERE rowid = {2}", form.table,
                                  form.column, rowid));
 
@@ -103,7 +78,7 @@ TEST_CASE("cli/corrupt plan: text that is not UTF-8 is exit 2 naming table, row 
 TEST_CASE("cli/corrupt plan: an integer past the model's range or of the wrong type is named by its row",
           "[cli][robust]") {
   Planned pod(q(source_path("examples/lab-pod.yaml")));
-  const std::string rowid = sql_value(pod.db(), "SELECT rowid FROM devices WHERE name = 'tor-p0-s00-r1a'");
+  const std::string rowid = SqliteReader(pod.db()).value("SELECT rowid FROM devices WHERE name = 'tor-p0-s00-r1a'");
   SECTION("a segment past int") {
     sql_exec(pod.db(), "UPDATE devices SET segment = 4294967296 WHERE rowid = " + rowid);
     const auto r = pod.run("devices");
@@ -132,7 +107,7 @@ TEST_CASE("cli/corrupt plan: an integer past the model's range or of the wrong t
 TEST_CASE("cli/corrupt plan: a device renamed '..' by hand is exit 2 at its row, and nothing is written outside -o",
           "[cli][robust]") {
   Planned pod(q(source_path("examples/lab-pod.yaml")));
-  const std::string rowid = sql_value(pod.db(), "SELECT rowid FROM devices WHERE name = 'tor-p0-s00-r1a'");
+  const std::string rowid = SqliteReader(pod.db()).value("SELECT rowid FROM devices WHERE name = 'tor-p0-s00-r1a'");
   sql_exec(pod.db(), "UPDATE devices SET name = '..' WHERE rowid = " + rowid);
   const std::string expected =
       fmt::format("devices row {}, column name: '..': names start with a letter or a digit\n", rowid);

@@ -20,12 +20,6 @@ namespace {
 
 using namespace hpn::test;
 
-std::string q(const fs::path& path) {
-  std::string out = "'";
-  for (char c : path.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // A plan and its diagrams (`export dot`), in a temporary directory.
 struct Diagrams {
   TempDir dir;

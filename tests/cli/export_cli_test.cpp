@@ -3,8 +3,6 @@
 // Python's csv and json modules, openpyxl, an XML parser; see
 // export_check.py), then compared with what blueprint.db says, queried
 // directly with SQLite.
-#include <sqlite3.h>
-
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -16,49 +14,12 @@
 #include <vector>
 
 #include "planned_pod.h"
+#include "support/sqlite.h"
 #include "test_util.h"
 
 namespace {
 
 using namespace hpn::test;
-using Rows = std::vector<std::vector<std::string>>;
-
-
-// A read-only view of blueprint.db for the tests' own queries.
-class Db {
- public:
-  explicit Db(const fs::path& path) {
-    std::string uri = "file:" + path.string() + "?immutable=1";
-    REQUIRE(sqlite3_open_v2(uri.c_str(), &db_, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK);
-  }
-  ~Db() { sqlite3_close(db_); }
-  Db(const Db&) = delete;
-  Db& operator=(const Db&) = delete;
-
-  Rows rows(const std::string& sql) {
-    sqlite3_stmt* stmt = nullptr;
-    INFO(sql);
-    REQUIRE(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
-    Rows out;
-    int rc;
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-      std::vector<std::string> row;
-      for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
-        const unsigned char* text = sqlite3_column_text(stmt, c);
-        row.push_back(text ? reinterpret_cast<const char*>(text) : "");
-      }
-      out.push_back(std::move(row));
-    }
-    sqlite3_finalize(stmt);
-    REQUIRE(rc == SQLITE_DONE);
-    return out;
-  }
-  long number(const std::string& sql) { return std::stol(rows(sql).at(0).at(0)); }
-
- private:
-  sqlite3* db_ = nullptr;
-};
-
 
 std::string lab_spec() { return q(source_path("examples/lab-pod.yaml")); }
 
@@ -86,7 +47,7 @@ nlohmann::json check(const std::string& mode, const std::vector<fs::path>& files
 }
 
 // The cables as blueprint.db has them, in its order.
-Rows db_cables(Db& db, const std::string& where = "") {
+Rows db_cables(SqliteReader& db, const std::string& where = "") {
   return db.rows("SELECT cable_id, kind, a_device, a_port, z_device, z_port, speed_gbps, state, length_m, media,"
                  " a_rack, a_ru, z_rack, z_ru, label_a, label_z, stock_length_m FROM cables " + where + " ORDER BY rowid");
 }
@@ -124,7 +85,7 @@ std::vector<std::string> strings(const nlohmann::json& row) {
 
 TEST_CASE("cli/export: ptm has every cable of the plan once in order and dot parses it", "[cli][export]") {
   Planned lab(lab_spec());
-  Db db(lab.db());
+  SqliteReader db(lab.db());
   fs::path out = lab.dir / "topology.dot";
   auto r = lab.ok("export ptm -o " + q(out));
   Rows cables = db_cables(db);
@@ -146,7 +107,7 @@ TEST_CASE("cli/export: ptm has every cable of the plan once in order and dot par
 
 TEST_CASE("cli/export: ptm --switch is that switch's file: only the cables with an end on it", "[cli][export]") {
   Planned lab(lab_spec());
-  Db db(lab.db());
+  SqliteReader db(lab.db());
   for (const char* role : {"tor", "agg", "core"}) {
     std::string device = db.rows(std::string("SELECT name FROM devices WHERE role = '") + role +
                                  "' ORDER BY rowid LIMIT 1")[0][0];
@@ -163,7 +124,7 @@ TEST_CASE("cli/export: ptm --switch is that switch's file: only the cables with 
 TEST_CASE("cli/export: sonic links CSV has the sonic-mgmt columns and bandwidth in Mb/s with one row per cable",
           "[cli][export]") {
   Planned lab(lab_spec());
-  Db db(lab.db());
+  SqliteReader db(lab.db());
   fs::path out = lab.dir / "lab_links.csv";
   lab.ok("export sonic -o " + q(out));
   auto csv = check("csv", {out});
@@ -188,7 +149,7 @@ TEST_CASE("cli/export: sonic links CSV has the sonic-mgmt columns and bandwidth 
 TEST_CASE("cli/export: netbox cable import CSV has NetBox's columns and only values NetBox accepts",
           "[cli][export]") {
   Planned lab(lab_spec());
-  Db db(lab.db());
+  SqliteReader db(lab.db());
   fs::path out = lab.dir / "cables.csv";
   lab.ok("export netbox --segment 1 -o " + q(out));
   auto csv = check("csv", {out});
@@ -233,7 +194,7 @@ TEST_CASE("cli/export: netbox cable import CSV has NetBox's columns and only val
 
 TEST_CASE("cli/export: batfish layer1_topology.json has each cable in both directions", "[cli][export]") {
   Planned lab(lab_spec());
-  Db db(lab.db());
+  SqliteReader db(lab.db());
   fs::path out = lab.dir / "layer1_topology.json";
   lab.ok("export batfish -o " + q(out));
   auto topo = check("batfish", {out});
@@ -258,7 +219,7 @@ namespace {
 
 // The workbook's sheets as blueprint.db implies them: a sheet per segment
 // with its hosts' cables, then the uplinks, each as its cable IDs.
-std::vector<std::pair<std::string, std::vector<std::string>>> expected_sheets(Db& db) {
+std::vector<std::pair<std::string, std::vector<std::string>>> expected_sheets(SqliteReader& db) {
   std::vector<std::pair<std::string, std::vector<std::string>>> sheets;
   for (const auto& s : db.rows("SELECT DISTINCT pod, segment FROM devices WHERE role = 'host' ORDER BY pod, segment")) {
     std::vector<std::string> ids;
@@ -293,7 +254,7 @@ std::string attribute(const std::string& element, const std::string& name) {
   return element.substr(from, element.find('"', from) - from);
 }
 
-void check_workbook(Db& db, const nlohmann::json& book) {
+void check_workbook(SqliteReader& db, const nlohmann::json& book) {
   auto expected = expected_sheets(db);
   REQUIRE(book["sheets"].size() == expected.size());
   std::map<std::string, std::vector<std::string>> by_id;
@@ -333,7 +294,7 @@ void check_workbook(Db& db, const nlohmann::json& book) {
 TEST_CASE("cli/export: xlsx opens in openpyxl with a sheet per segment and the uplinks frozen and filtered",
           "[cli][export][xlsx]") {
   Planned lab(lab_spec());
-  Db db(lab.db());
+  SqliteReader db(lab.db());
   fs::path out = lab.dir / "cabling.xlsx";
   auto r = lab.ok("export xlsx -o " + q(out));
   CHECK(r.out == "wrote 112 cables on 3 sheets to " + out.string() + "\n");
@@ -375,7 +336,7 @@ TEST_CASE("cli/export: xlsx opens in openpyxl with a sheet per segment and the u
 TEST_CASE("cli/export: xlsx of the default pod has 15 segment sheets and the uplinks with every cable once",
           "[cli][export][xlsx][default-pod]") {
   Planned pod("");
-  Db db(pod.db());
+  SqliteReader db(pod.db());
   fs::path out = pod.dir / "cabling.xlsx";
   auto start = std::chrono::steady_clock::now();
   pod.ok("export xlsx -o " + q(out));
@@ -411,7 +372,7 @@ std::string rail_cables(const nlohmann::json& entry) {
          " AND t.rail = " + std::to_string(entry["rail"].get<int>());
 }
 
-long expected_nodes(Db& db, const nlohmann::json& entry) {
+long expected_nodes(SqliteReader& db, const nlohmann::json& entry) {
   std::string pod = std::to_string(entry["pod"].get<int>());
   if (entry["kind"] == "segment") {
     return db.number("SELECT count(DISTINCT h.rack) " + rail_cables(entry)) +
@@ -426,7 +387,7 @@ long expected_nodes(Db& db, const nlohmann::json& entry) {
 }
 
 // A line per rack and ToR of a rail; per bundle in the overview.
-long expected_edges(Db& db, const nlohmann::json& entry) {
+long expected_edges(SqliteReader& db, const nlohmann::json& entry) {
   std::string pod = std::to_string(entry["pod"].get<int>());
   if (entry["kind"] == "segment") {
     return db.number("SELECT count(*) FROM (SELECT DISTINCT h.rack, t.name " + rail_cables(entry) + ")");
@@ -439,7 +400,7 @@ long expected_edges(Db& db, const nlohmann::json& entry) {
                    " JOIN devices z ON z.name = c.z_device WHERE c.kind = 'agg-core' AND a.pod = " + pod);
 }
 
-long expected_cables(Db& db, const nlohmann::json& entry) {
+long expected_cables(SqliteReader& db, const nlohmann::json& entry) {
   return entry["kind"] == "segment" ? db.number("SELECT count(*) " + rail_cables(entry)) : 0;
 }
 
@@ -454,7 +415,7 @@ std::set<std::string> files_in(const fs::path& dir) {
 TEST_CASE("cli/export: dot writes a diagram per segment rail and per pod that Graphviz renders with the plan's nodes",
           "[cli][export][graphviz]") {
   Planned lab(lab_spec());
-  Db db(lab.db());
+  SqliteReader db(lab.db());
   fs::path dir = lab.dir / "diagrams";
   auto r = lab.ok("export dot -o " + q(dir));
   CHECK(r.out == "wrote 5 diagrams (dot) to " + dir.string() + "/\n");
@@ -489,7 +450,7 @@ TEST_CASE("cli/export: dot writes a diagram per segment rail and per pod that Gr
 
 TEST_CASE("cli/export: svg renders every diagram through Graphviz into the directory", "[cli][export][graphviz]") {
   Planned lab(lab_spec());
-  Db db(lab.db());
+  SqliteReader db(lab.db());
   fs::path dir = lab.dir / "svg";
   lab.ok("export svg --pod 0 -o " + q(dir));
   auto index = nlohmann::json::parse(read_file(dir / "diagrams.json"));
@@ -580,7 +541,7 @@ TEST_CASE("cli/export: an export that cannot be written exits 3 and leaves no te
 TEST_CASE("cli/export: the default pod in every format: 52080 cables each read back by its consumer",
           "[cli][export][default-pod]") {
   Planned pod("");
-  Db db(pod.db());
+  SqliteReader db(pod.db());
   const long cables = db.number("SELECT count(*) FROM cables");
   REQUIRE(cables == 52080);
   // (xlsx has a test of its own above.)

@@ -49,8 +49,6 @@ int shell(const std::string& script) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-std::string q(const fs::path& path) { return "'" + path.string() + "'"; }
-
 }  // namespace
 
 // --- write_file_atomic ---------------------------------------------------------

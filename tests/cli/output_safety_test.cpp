@@ -2,7 +2,6 @@
 // that would leave the output directory, a link or a FIFO planted where a
 // file is to go (as root, the case that matters), output that cannot be
 // written (a full disk, /dev/full), and spreadsheet formulas in CSV cells.
-#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "support/sqlite.h"
 #include "test_util.h"
 
 namespace {
@@ -20,8 +20,6 @@ namespace fs = std::filesystem;
 
 constexpr uid_t kNobody = 65534;  // Debian's nobody:nogroup
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
-
 // examples/lab-pod.yaml planned into dir/plan.
 void plan_lab(const TempDir& dir, const std::string& extra = "") {
   write_file(dir / "pod.yaml", read_file(source_path("examples/lab-pod.yaml")) + extra);
@@ -30,39 +28,18 @@ void plan_lab(const TempDir& dir, const std::string& extra = "") {
   REQUIRE(r.exit_code == 0);
 }
 
-void run_sql(const fs::path& db_path, const std::string& text) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr) == SQLITE_OK);
-  char* error = nullptr;
-  int rc = sqlite3_exec(db, text.c_str(), nullptr, nullptr, &error);
-  std::string message = error ? error : "";
-  sqlite3_free(error);
-  sqlite3_close(db);
-  INFO(message);
-  REQUIRE(rc == SQLITE_OK);
-}
-
 // Renames `from` to `to` in every text column of every table of the plan's
 // database: the device and every row that names it.
 void rename_everywhere(const fs::path& db_path, const std::string& from, const std::string& to) {
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
   std::string sql;
-  sqlite3_stmt* tables = nullptr;
-  REQUIRE(sqlite3_prepare_v2(db, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &tables, nullptr) == SQLITE_OK);
-  while (sqlite3_step(tables) == SQLITE_ROW) {
-    const std::string table = reinterpret_cast<const char*>(sqlite3_column_text(tables, 0));
-    sqlite3_stmt* columns = nullptr;
-    REQUIRE(sqlite3_prepare_v2(db, ("PRAGMA table_info(" + table + ")").c_str(), -1, &columns, nullptr) == SQLITE_OK);
-    while (sqlite3_step(columns) == SQLITE_ROW) {
-      const std::string column = reinterpret_cast<const char*>(sqlite3_column_text(columns, 1));
-      sql += "UPDATE " + table + " SET " + column + " = '" + to + "' WHERE " + column + " = '" + from + "';\n";
+  SqliteReader db(db_path);
+  for (const auto& table : db.rows("SELECT name FROM sqlite_master WHERE type = 'table'")) {
+    for (const auto& column : db.rows("PRAGMA table_info(" + table.at(0) + ")")) {
+      sql += "UPDATE " + table.at(0) + " SET " + column.at(1) + " = '" + to + "' WHERE " + column.at(1) + " = '" +
+             from + "';\n";
     }
-    sqlite3_finalize(columns);
   }
-  sqlite3_finalize(tables);
-  sqlite3_close(db);
-  run_sql(db_path, sql);
+  sql_exec(db_path, sql);
 }
 
 std::vector<std::string> entries(const fs::path& dir) {

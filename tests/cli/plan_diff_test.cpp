@@ -19,12 +19,6 @@ namespace {
 using namespace hpn::test;
 using Ids = std::set<std::string>;
 
-std::string q(const fs::path& path) {
-  std::string out = "'";
-  for (char c : path.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 // Both blueprints in one SQLite connection: `old` and `nw`.
 class TwoPlans {
  public:

@@ -10,13 +10,6 @@
 
 namespace hpn::test {
 
-// A POSIX shell single-quoted word.
-inline std::string q(const fs::path& path) {
-  std::string out = "'";
-  for (char c : path.string()) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
 struct Planned {
   TempDir dir;
   fs::path plan;

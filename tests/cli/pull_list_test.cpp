@@ -1,8 +1,6 @@
 // Pull lists end to end: cabling.csv's place and stock columns, `hpnctl
 // cables` and `devices --rack`, checked against blueprint.db's own tables
 // (racks, devices, cables, bom) with the tests' own SQL.
-#include <sqlite3.h>
-
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
@@ -12,39 +10,17 @@
 #include <vector>
 
 #include "blueprint/csv.h"
+#include "support/sqlite.h"
 #include "test_util.h"
 
 namespace {
 
 using namespace hpn::test;
-using Rows = std::vector<std::vector<std::string>>;
 
 void plan(const std::string& spec_arg, const TempDir& cwd) {
   RunResult r = run_hpnctl("plan " + spec_arg + " -o plan -q", cwd.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-}
-
-// Every row of `sql` on the plan's blueprint.db, each column as text ("" for NULL).
-Rows query(const fs::path& db_path, const std::string& sql) {
-  sqlite3* db = nullptr;
-  const std::string uri = "file:" + db_path.string() + "?immutable=1";
-  REQUIRE(sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr) == SQLITE_OK);
-  sqlite3_stmt* stmt = nullptr;
-  INFO(sql);
-  REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK);
-  Rows out;
-  while (sqlite3_step(stmt) == SQLITE_ROW) {
-    std::vector<std::string> row;
-    for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
-      const unsigned char* text = sqlite3_column_text(stmt, c);
-      row.push_back(text ? reinterpret_cast<const char*>(text) : "");
-    }
-    out.push_back(std::move(row));
-  }
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return out;
 }
 
 // A CSV text as records keyed by its header.
@@ -137,8 +113,8 @@ TEST_CASE("cli/cables: a rack's pull list of the default pod is every cable with
   plan("", cwd);
   const fs::path db = cwd / "plan/blueprint.db";
   // A ToR rack of a segment in the middle of the pod, and one of its host racks.
-  const Rows network = query(db, "SELECT DISTINCT rack FROM devices WHERE role = 'tor' AND pod = 0 AND segment = 7");
-  const Rows hosts = query(db, "SELECT DISTINCT rack FROM devices WHERE role = 'host' AND pod = 0 AND segment = 7"
+  const Rows network = sql_rows(db, "SELECT DISTINCT rack FROM devices WHERE role = 'tor' AND pod = 0 AND segment = 7");
+  const Rows hosts = sql_rows(db, "SELECT DISTINCT rack FROM devices WHERE role = 'host' AND pod = 0 AND segment = 7"
                                " ORDER BY rack LIMIT 1");
   REQUIRE(network.size() == 1);
   REQUIRE(hosts.size() == 1);
@@ -146,7 +122,7 @@ TEST_CASE("cli/cables: a rack's pull list of the default pod is every cable with
     INFO("rack " << rack);
     // What the technician finds there, by blueprint.db: per cable the end in
     // the rack (the a-end when both are), its device's unit, the far end.
-    const Rows expected = query(
+    const Rows expected = sql_rows(
         db, "SELECT c.cable_id, CASE WHEN c.a_rack = '" + rack + "' THEN 'a' ELSE 'z' END, c.stock_length_m, "
             "c.media, c.length_m FROM cables c WHERE c.a_rack = '" + rack + "' OR c.z_rack = '" + rack + "'");
     REQUIRE(expected.size() > 1);  // the order means nothing on one cable
@@ -207,7 +183,7 @@ TEST_CASE("cli/cables: a rack's pull list of the default pod is every cable with
 TEST_CASE("cli/devices: --rack lists the rack's devices by unit", "[cli][devices][pull-list]") {
   TempDir cwd;
   plan("", cwd);
-  const Rows racks = query(cwd / "plan/blueprint.db", "SELECT DISTINCT rack FROM devices WHERE role = 'agg' LIMIT 1");
+  const Rows racks = sql_rows(cwd / "plan/blueprint.db", "SELECT DISTINCT rack FROM devices WHERE role = 'agg' LIMIT 1");
   REQUIRE(racks.size() == 1);
   const std::string rack = racks[0][0];
   std::set<std::string> expected;
@@ -231,7 +207,7 @@ TEST_CASE("cli/devices: --rack lists the rack's devices by unit", "[cli][devices
 TEST_CASE("cli/cables: an unknown rack exits 2 with the closest name and the plan's racks", "[cli][cables][pull-list]") {
   TempDir cwd;
   plan(lab_spec_arg(), cwd);
-  const Rows racks = query(cwd / "plan/blueprint.db", "SELECT name FROM racks ORDER BY hall, row, position");
+  const Rows racks = sql_rows(cwd / "plan/blueprint.db", "SELECT name FROM racks ORDER BY hall, row, position");
   REQUIRE(racks.size() == 14);
   REQUIRE(racks.front()[0] == "H0-R00-00");
   REQUIRE(racks.back()[0] == "H0-R04-01");
@@ -260,7 +236,7 @@ TEST_CASE("cli/cables: --kind, --state, --pod and --segment select cables by an 
   };
   auto sql_ids = [&](const std::string& where) {
     std::set<std::string> out;
-    for (const auto& r : query(db, "SELECT c.cable_id FROM cables c JOIN devices da ON da.name = c.a_device "
+    for (const auto& r : sql_rows(db, "SELECT c.cable_id FROM cables c JOIN devices da ON da.name = c.a_device "
                                    "JOIN devices dz ON dz.name = c.z_device WHERE " + where)) {
       out.insert(r[0]);
     }

@@ -155,7 +155,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   nlohmann::json j = nlohmann::json::array();
   for (const auto& d : bp->devices) j.push_back(d.name);
   for (const auto& c : bp->cables) j.push_back({c.id, c.a_port, c.z_port, c.media});
-  for (const auto& i : bp->interfaces) j.push_back({i.name, i.purpose, i.ipv4, i.ipv6, i.mac});
+  for (const auto& i : bp->interfaces) j.push_back({i.name, std::string(to_string(i.purpose)), i.ipv4, i.ipv6, i.mac});
   for (const auto& r : bp->racks) j.push_back(r.name);
   j.push_back(bp->spec_yaml);
   (void)j.dump();

@@ -23,7 +23,7 @@ using namespace hpn::test;
 TEST_CASE("dataplane/lab (root): the ToR agent run as its unit, killed and restarted, withdraws no host route "
           "while hosts stay reachable",
           "[dataplane][lab][root][frr][agent]") {
-  if (!lab_possible()) return;
+  require_lab();
   const std::string csv = cabling_csv(lab_pod());
   auto wiring = parse_wiring(csv, "planned.csv", lab_pod());
   REQUIRE(wiring);

@@ -13,7 +13,7 @@ using hpn::test::lab_pod;
 
 TEST_CASE("dataplane/lab (root): faults are realised: a dark cable, a one-way break, a lossy cable",
           "[dataplane][lab][root]") {
-  if (!lab_possible()) return;
+  require_lab();
   // The plan's sheet with a fault column: tor-p0-s00-r1a's uplink to
   // agg-p0-1-00 dark, host-p0-s00-h000:nic1p1 broken host-to-ToR (the
   // paper's incident), and a lossy uplink elsewhere (nft must accept it).

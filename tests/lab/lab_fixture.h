@@ -37,7 +37,7 @@ inline int device_index(const Blueprint& bp, const std::string& name) {
 inline std::string bond_address(const Blueprint& bp, const std::string& host, int nic) {
   const int d = device_index(bp, host);
   for (const auto& i : bp.interfaces) {
-    if (i.device == d && i.purpose == "host" && i.nic == nic) return i.ipv6;
+    if (i.device == d && i.purpose == InterfacePurpose::host && i.nic == nic) return i.ipv6;
   }
   FAIL("no bond " << nic << " on " << host);
   return "";

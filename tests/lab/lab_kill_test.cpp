@@ -17,7 +17,7 @@ using hpn::test::lab_pod;
 
 TEST_CASE("dataplane/lab (root): lab down after a SIGKILLed lab up leaves nothing behind",
           "[dataplane][lab][root]") {
-  if (!lab_possible()) return;
+  require_lab();
   TempDir dir;
   const std::string state_path = (dir / "lab.json").string();
   const auto interfaces_before = root_interfaces();

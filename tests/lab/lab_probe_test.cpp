@@ -19,7 +19,7 @@ using hpn::test::lab_pod;
 
 TEST_CASE("dataplane/lab (root): probes between segments follow the planned cables, spread by source port",
           "[dataplane][lab][root]") {
-  if (!lab_possible()) return;
+  require_lab();
   RunningLab lab(planned_wiring(lab_pod()));
   const auto wires = wires_of(cabling_csv(lab_pod()));
   const std::vector<Flow> flows = {{"host-p0-s00-h000", "host-p0-s01-h001", 1},
@@ -124,7 +124,7 @@ TEST_CASE("dataplane/lab (root): probes between segments follow the planned cabl
 
 TEST_CASE("dataplane/lab (root): a swapped pair of ToR uplinks shows in the decoded paths",
           "[dataplane][lab][root]") {
-  if (!lab_possible()) return;
+  require_lab();
   const std::string csv = swap_z_ends(cabling_csv(lab_pod()), "tor-p0-s00-r1a", "etp5", "etp6");
   auto wiring = parse_wiring(csv, "swapped.csv", lab_pod());
   REQUIRE(wiring);

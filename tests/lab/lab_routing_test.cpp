@@ -33,6 +33,8 @@
 #include "validator/witness.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 using namespace hpn::lab;
 using namespace hpn::test;
 
@@ -84,7 +86,7 @@ std::map<std::string, std::set<std::string>> model_routes(const Blueprint& bp, c
 std::string bond_address4(const Blueprint& bp, const std::string& host, int nic) {
   const int d = device_index(bp, host);
   for (const auto& i : bp.interfaces) {
-    if (i.device == d && i.purpose == "host" && i.nic == nic) return i.ipv4;
+    if (i.device == d && i.purpose == InterfacePurpose::host && i.nic == nic) return i.ipv4;
   }
   FAIL("no bond " << nic << " on " << host);
   return "";
@@ -157,7 +159,7 @@ std::map<std::pair<std::string, std::string>, std::pair<std::uint64_t, std::uint
 
 TEST_CASE("dataplane/lab (root): BGP converges to the forwarding model, every session up to its wired peer",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   const Wiring wiring = planned_wiring(lab_pod());
   RunningLab lab(wiring);
   auto topology = build_topology(lab_pod(), wiring, lab.state.id);
@@ -238,7 +240,7 @@ TEST_CASE("dataplane/lab (root): BGP converges to the forwarding model, every se
 TEST_CASE("dataplane/lab (root): a host cable that fails withdraws the host from that ToR, and traffic arrives "
           "through the other plane's ToR alone",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   const std::string csv = cabling_csv(lab_pod());
   auto wiring = parse_wiring(csv, "planned.csv", lab_pod());
   REQUIRE(wiring);
@@ -326,7 +328,7 @@ TEST_CASE("dataplane/lab (root): a host cable that fails withdraws the host from
 
 TEST_CASE("dataplane/lab (root): a cable down in the wiring leaves its ToR without the host",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   std::string csv;
   {
     std::istringstream in(cabling_csv(lab_pod()));
@@ -353,7 +355,7 @@ TEST_CASE("dataplane/lab (root): a cable down in the wiring leaves its ToR witho
 TEST_CASE("dataplane/lab (root): two pods joined by the core: each cross-pod hop through a core follows "
           "its core-rules.csv row",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   static const Plan plan = plan_of_file("examples/lab-2pod.yaml");
   const Blueprint& bp = plan.blueprint;
   const std::string csv = cabling_csv(bp);
@@ -476,7 +478,7 @@ TEST_CASE("dataplane/lab (root): two pods joined by the core: each cross-pod hop
 
 TEST_CASE("dataplane/lab (root): a core that stops following its rules is named, and nothing else",
           "[dataplane][lab][root][frr]") {
-  if (!lab_possible()) return;
+  require_lab();
   static const Plan plan = plan_of_file("examples/lab-2pod.yaml");
   const Blueprint& bp = plan.blueprint;
   auto wiring = parse_wiring(cabling_csv(bp), "planned.csv", bp);
@@ -542,7 +544,7 @@ TEST_CASE("dataplane/lab (root): a core that stops following its rules is named,
   auto report = validator::diff(fabric, witnesses);
   std::vector<const validator::Finding*> faults;
   for (const auto& f : report.findings) {
-    if (f.severity != "info") faults.push_back(&f);
+    if (f.severity != Severity::info) faults.push_back(&f);
   }
   // What crossed core-1-00, for the message when nothing is named.
   std::string through;
@@ -556,7 +558,7 @@ TEST_CASE("dataplane/lab (root): a core that stops following its rules is named,
   REQUIRE_FALSE(faults.empty());
   for (const auto* f : faults) {
     INFO(f->message);
-    CHECK(f->kind == "core-rule-violation");
+    CHECK(f->kind == FindingKind::core_rule_violation);
     CHECK(f->expected.starts_with("core-1-00: in etp2 for pod 1 -> out etp6 (core-rules.csv row "));
     CHECK(f->observed.find("etp7") != std::string::npos);
   }

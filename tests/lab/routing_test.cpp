@@ -38,7 +38,7 @@ struct Lab {
   std::string loopback(const std::string& device) const {
     const int d = test::device_index(bp, device);
     for (const auto& i : bp.interfaces) {
-      if (i.device == d && i.purpose == "loopback") return i.ipv6;
+      if (i.device == d && i.purpose == InterfacePurpose::loopback) return i.ipv6;
     }
     FAIL("no loopback for " << device);
     return "";

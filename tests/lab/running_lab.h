@@ -21,7 +21,9 @@ namespace hpn::test {
 
 using namespace hpn::lab;
 
-inline bool lab_possible() {
+// Skips the test (skip(): the process ends, exit 77) unless a lab can come
+// up here: root, IPv6 IOAM, and network namespaces that can be made.
+inline void require_lab() {
   if (geteuid() != 0) {
     hpn::test::skip("the lab needs root (network namespaces, veth pairs)");
   }
@@ -33,7 +35,6 @@ inline bool lab_possible() {
     hpn::test::skip("cannot create network namespaces here");
   }
   (void)delete_named_netns(probe);
-  return true;
 }
 
 inline std::set<std::string> namespaces_with(const std::string& prefix) {

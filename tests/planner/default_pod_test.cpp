@@ -216,7 +216,7 @@ TEST_CASE("planner/default pod: every NIC bond has its own address in its ToR pa
   std::set<std::string> v4, v6;
   int bonds = 0;
   for (const auto& i : bp.interfaces) {
-    if (i.purpose != "host") continue;
+    if (i.purpose != InterfacePurpose::host) continue;
     ++bonds;
     CHECK(v4.insert(i.ipv4).second);
     CHECK(v6.insert(i.ipv6).second);
@@ -232,7 +232,7 @@ TEST_CASE("planner/default pod: every NIC bond has its own address in its ToR pa
   CHECK(host0->ipv6 == "fd48:504e::10");
   CHECK(host0->ipv6_len == 64);
   auto gw = std::find_if(bp.interfaces.begin(), bp.interfaces.end(), [&](const Interface& i) {
-    return bp.devices[i.device].name == "tor-p0-s00-r1b" && i.purpose == "gateway";
+    return bp.devices[i.device].name == "tor-p0-s00-r1b" && i.purpose == InterfacePurpose::gateway;
   });
   REQUIRE(gw != bp.interfaces.end());
   CHECK(gw->ipv4 == "10.0.0.2");

@@ -230,7 +230,7 @@ TEST_CASE("planner/diff: other interface or link addresses are one readdress ste
   Blueprint after = lab();
   Interface* loopback = nullptr;
   for (auto& i : after.interfaces) {
-    if (i.purpose == "loopback") {
+    if (i.purpose == InterfacePurpose::loopback) {
       loopback = &i;
       break;
     }

@@ -7,6 +7,7 @@
 #include "probe/probe_plan.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
 using hpn::test::LabFixture;
 
 namespace {
@@ -111,7 +112,7 @@ TEST_CASE("probe/plan: with a ToR uplink gone, rounds stop short of the bound on
   CHECK(rounds < 8);
   auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, seen));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "missing");
+  CHECK(r.findings[0].kind == FindingKind::missing);
   CHECK(r.findings[0].cables == std::vector<int>{c});
 }
 
@@ -193,7 +194,7 @@ TEST_CASE("probe/plan: switch probes go from one port behind each ToR to its agg
     const Role role = bp.devices[t.dst_host].role;
     CHECK(t.source_ports.size() == (role == Role::agg ? 1u : 3u));
     bool loopback = false;
-    for (const auto& i : bp.interfaces) loopback = loopback || (i.device == t.dst_host && i.purpose == "loopback" && i.ipv6 == t.dst_address);
+    for (const auto& i : bp.interfaces) loopback = loopback || (i.device == t.dst_host && i.purpose == InterfacePurpose::loopback && i.ipv6 == t.dst_address);
     CHECK(loopback);
     for (int sp : t.source_ports) CHECK(ports.insert(sp).second);
   }

@@ -12,6 +12,7 @@
 #include "probe/probe_rounds.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
 using hpn::test::LabFixture;
 using hpn::test::TempDir;
 
@@ -105,7 +106,7 @@ TEST_CASE("probe/rounds: switch rounds first, a sender per port, then host round
   for (const auto& e : rounds.entries()) probes += e.target.source_ports.size();
   std::set<std::pair<std::int64_t, int>> recorded;
   for (const auto& o : seen) {
-    if (o.direction != "reverse") recorded.insert({o.entry, o.src_udp_port});
+    if (o.direction != ProbeDirection::reverse) recorded.insert({o.entry, o.src_udp_port});
   }
   CHECK(recorded.size() == probes);
 }
@@ -234,7 +235,7 @@ TEST_CASE("probe/plan dir: rounds as files to the end, the senders' files read b
           } else {
             int nic = -1;
             for (const auto& i : lab.bp().interfaces) {
-              if (i.device == dst && i.purpose == "host" && to.find("=" + i.ipv6) != std::string::npos) nic = i.nic;
+              if (i.device == dst && i.purpose == InterfacePurpose::host && to.find("=" + i.ipv6) != std::string::npos) nic = i.nic;
             }
             REQUIRE(nic >= 0);
             obs = j.contains("train") ? model.agent_train(h, port, dst, nic, sport, ++id, j["train"], 3).sender

@@ -20,8 +20,8 @@ struct Wiring {
   explicit Wiring(const Blueprint& bp) {
     for (const auto& c : bp.cables) far[{c.a_device, c.a_port}] = c.z_device;
     for (const auto& i : bp.interfaces) {
-      if (i.purpose == "gateway") gateway[i.device] = &i;
-      if (i.purpose == "host") host_row[{i.device, i.nic}] = &i;
+      if (i.purpose == InterfacePurpose::gateway) gateway[i.device] = &i;
+      if (i.purpose == InterfacePurpose::host) host_row[{i.device, i.nic}] = &i;
     }
   }
 };

@@ -11,8 +11,6 @@ namespace {
 
 using namespace hpn::test;
 
-std::string q(const fs::path& p) { return "'" + p.string() + "'"; }
-
 // A lab pod planned once per test case, in its own directory.
 struct LabPlan {
   TempDir dir;

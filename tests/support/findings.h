@@ -15,7 +15,9 @@ namespace hpn::test {
 // check on the findings fails.
 inline std::string findings_text(const validator::Report& r) {
   std::string s;
-  for (const auto& f : r.findings) s += f.severity + " " + f.kind + ": " + f.message + "\n";
+  for (const auto& f : r.findings) {
+    s.append(to_string(f.severity)).append(" ").append(to_string(f.kind)).append(": ").append(f.message).append("\n");
+  }
   return s;
 }
 
@@ -31,13 +33,14 @@ inline std::vector<std::string> finding_cable_ids(const Blueprint& bp, const val
 inline std::vector<const validator::Finding*> serious_findings(const validator::Report& r) {
   std::vector<const validator::Finding*> out;
   for (const auto& f : r.findings) {
-    if (f.severity != "info") out.push_back(&f);
+    if (f.severity != validator::Severity::info) out.push_back(&f);
   }
   return out;
 }
 
 // The findings of one kind, in report order.
-inline std::vector<const validator::Finding*> findings_of_kind(const validator::Report& r, const std::string& kind) {
+inline std::vector<const validator::Finding*> findings_of_kind(const validator::Report& r,
+                                                               validator::FindingKind kind) {
   std::vector<const validator::Finding*> out;
   for (const auto& f : r.findings) {
     if (f.kind == kind) out.push_back(&f);

@@ -1,18 +1,19 @@
 // `hpnctl config` end to end: one switch, every switch, what FRR itself
 // says of the files, SONiC's schema, and every way of getting it wrong.
 #include <catch2/catch.hpp>
-#include <sqlite3.h>
 
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
+#include "support/sqlite.h"
 #include "switchconfig/agent_config.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
 using hpn::test::run_hpnctl;
+using hpn::test::sql_exec;
 using hpn::test::TempDir;
 
 namespace {
@@ -84,11 +85,8 @@ TEST_CASE("config: a plan written before gateway MACs were recorded is refused: 
   TempDir dir;
   plan(dir, "examples/lab-pod.yaml");
   // What an older hpnctl wrote: schema 1, no interfaces.mac.
-  sqlite3* db = nullptr;
-  REQUIRE(sqlite3_open((dir / "plan" / "blueprint.db").c_str(), &db) == SQLITE_OK);
-  REQUIRE(sqlite3_exec(db, "PRAGMA journal_mode=DELETE; ALTER TABLE interfaces DROP COLUMN mac; PRAGMA user_version = 1;",
-                       nullptr, nullptr, nullptr) == SQLITE_OK);
-  sqlite3_close(db);
+  sql_exec(dir / "plan" / "blueprint.db",
+           "PRAGMA journal_mode=DELETE; ALTER TABLE interfaces DROP COLUMN mac; PRAGMA user_version = 1;");
   auto r = run_hpnctl("config tor-p0-s00-r1a --blueprint plan", dir.path());
   CHECK(r.exit_code == 2);
   CHECK(r.err == "hpnctl: plan/blueprint.db was written by schema version 1; this hpnctl reads version 4: re-run "

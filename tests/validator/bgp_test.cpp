@@ -16,6 +16,7 @@
 #include "validator/bgp.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
 using hpn::test::LabFixture;
 using hpn::test::finding_cable_ids;
 using nlohmann::json;
@@ -44,7 +45,7 @@ std::string ll(const LabFixture& lab, const Port& p) {
 std::string router_id(const LabFixture& lab, const std::string& device) {
   const int d = lab.fabric->device_by_name(device);
   for (const auto& i : lab.plan.blueprint.interfaces) {
-    if (i.device == d && i.purpose == "loopback") return i.ipv4;
+    if (i.device == d && i.purpose == InterfacePurpose::loopback) return i.ipv4;
   }
   FAIL("no loopback on " << device);
   return "";
@@ -193,7 +194,7 @@ TEST_CASE("validator/bgp: a cable broken one way is unidirectional: one end hear
   }));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
-  CHECK(f.kind == "unidirectional");
+  CHECK(f.kind == FindingKind::unidirectional);
   CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{cable_id(lab, tor.device, tor.port)});
   CHECK(f.observed == "agg-p0-1-01:etp1 -> tor-p0-s00-r1a:etp6 only");
   CHECK(f.message.find("; tor-p0-s00-r1a:etp6 hears agg-p0-1-01:etp1, agg-p0-1-01:etp1 hears nothing from "
@@ -211,7 +212,7 @@ TEST_CASE("validator/bgp: neither end hearing the other is missing, and the sess
     d[agg.device][agg.port] = deaf();
   }));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "missing");
+  CHECK(r.findings[0].kind == FindingKind::missing);
   CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{cable_id(lab, core.device, core.port)});
   CHECK(r.findings[0].message.find("BGP runs at both ends and neither hears the other") != std::string::npos);
 }
@@ -239,7 +240,7 @@ TEST_CASE("validator/bgp: a link gone dark after its session was up is missing, 
     d[agg.device][agg.port] = gone_dark(lab, agg, tor);
   }));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "missing");
+  CHECK(r.findings[0].kind == FindingKind::missing);
   CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{cable_id(lab, tor.device, tor.port)});
 }
 
@@ -255,7 +256,7 @@ TEST_CASE("validator/bgp: two uplinks exchanged are one swapped finding, found f
     d[a0.device][a0.port] = established(lab, a0, t6);
   }));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "swapped");
+  CHECK(r.findings[0].kind == FindingKind::swapped);
   auto got = finding_cable_ids(lab.bp(), r.findings[0]);
   std::sort(got.begin(), got.end());
   CHECK(got == std::vector<std::string>{cable_id(lab, t5.device, t5.port), cable_id(lab, t6.device, t6.port)});
@@ -272,7 +273,7 @@ TEST_CASE("validator/bgp: a peer that speaks another AS than the plan gives it i
   }));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
-  CHECK(f.kind == "wrong-asn");
+  CHECK(f.kind == FindingKind::wrong_asn);
   hpn::test::check_golden_message(lab.plan.blueprint, f);
   CHECK(f.expected == agg.device + " in AS " + std::to_string(asn(lab, agg.device)));
   CHECK(f.observed == agg.device + " in AS 64999");
@@ -306,7 +307,7 @@ TEST_CASE("validator/bgp: an aggregation uplink moved to the other plane's core 
   }));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
-  CHECK(f.kind == "plane-violation");
+  CHECK(f.kind == FindingKind::plane_violation);
   CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{cable_id(lab, agg.device, agg.port)});
   CHECK(f.message == "cable " + cable_id(lab, agg.device, agg.port) +
                      " from agg-p0-1-00:etp7 (plane 1) lands on core-2-00:etp5 in plane 2: the core keeps the planes "
@@ -359,7 +360,7 @@ TEST_CASE("validator/bgp: uplinks exchanged are found from one end's dump, by ro
                                     t5.device));
   std::vector<const validator::Finding*> swapped;
   for (const auto& f : r.findings) {
-    if (f.kind == "swapped") swapped.push_back(&f);
+    if (f.kind == FindingKind::swapped) swapped.push_back(&f);
   }
   REQUIRE(swapped.size() == 1);
   auto got = finding_cable_ids(lab.bp(), *swapped[0]);

@@ -14,6 +14,9 @@
 #include "validator/witness.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 using hpn::test::findings_of_kind;
 
 namespace {
@@ -88,7 +91,7 @@ struct TwoPods {
     probe::ObservationRecord o;
     o.run = "0123456789abcdef";
     o.probe = 1;
-    o.direction = "forward";
+    o.direction = ProbeDirection::forward;
     o.src_device = "host-p0-s00-h000";
     o.src_port = "nic1p1";
     o.src_address = address(sender.device, 1);
@@ -111,8 +114,8 @@ TEST_CASE("validator/core rules: a trace that leaves the core by its rule's port
   auto w = validator::collect_witnesses(pods.fabric, {pods.cross_pod(0)});
   REQUIRE(w.core_hops.size() == 1);
   auto r = validator::diff(pods.fabric, w);
-  CHECK(findings_of_kind(r, "core-rule-violation").empty());
-  for (const auto& f : r.findings) CHECK(f.severity == "info");  // one probe: too little to call anything else
+  CHECK(findings_of_kind(r, FindingKind::core_rule_violation).empty());
+  for (const auto& f : r.findings) CHECK(f.severity == Severity::info);  // one probe: too little to call anything else
 }
 
 TEST_CASE("validator/core rules: a trace that leaves by another port is a core-rule-violation naming both cables",
@@ -121,10 +124,10 @@ TEST_CASE("validator/core rules: a trace that leaves by another port is a core-r
   int left = -1, rule = -1;
   const auto o = pods.cross_pod(1, &left, &rule);
   auto r = validator::diff(pods.fabric, validator::collect_witnesses(pods.fabric, {o, o}));
-  const auto found = findings_of_kind(r, "core-rule-violation");
+  const auto found = findings_of_kind(r, FindingKind::core_rule_violation);
   REQUIRE(found.size() == 1);
   const auto& f = *found[0];
-  CHECK(f.severity == "critical");
+  CHECK(f.severity == Severity::critical);
   hpn::test::check_golden_message(pods.bp(), f);
   CHECK(std::set<int>(f.cables.begin(), f.cables.end()) == std::set<int>{left, rule});
   const auto& bp = pods.bp();
@@ -159,6 +162,6 @@ TEST_CASE("validator/core rules: with the rule's own cable at fault, the hash fa
     w.device_answered[device] = true;  // their agents hear their other neighbours
   }
   auto r = validator::diff(pods.fabric, w);
-  CHECK(findings_of_kind(r, "missing").size() == 1);
-  CHECK(findings_of_kind(r, "core-rule-violation").empty());
+  CHECK(findings_of_kind(r, FindingKind::missing).size() == 1);
+  CHECK(findings_of_kind(r, FindingKind::core_rule_violation).empty());
 }

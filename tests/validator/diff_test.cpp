@@ -8,6 +8,9 @@
 #include "support/findings.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 using hpn::test::LabFixture;
 using hpn::test::finding_cable_ids;
 using hpn::test::findings_text;
@@ -40,8 +43,8 @@ TEST_CASE("validator/diff: two host cables swapped on one ToR are one finding na
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
-  CHECK(f.kind == "swapped");
-  CHECK(f.severity == "critical");
+  CHECK(f.kind == FindingKind::swapped);
+  CHECK(f.severity == Severity::critical);
   CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   CHECK(f.message == "cables " + lab.bp().cables[a].id + " and " + lab.bp().cables[b].id +
                          " are swapped at tor-p0-s00-r1a: etp1a and etp1b hold each other's cable; swap them back");
@@ -55,7 +58,7 @@ TEST_CASE("validator/diff: two ToR uplinks swapped are one finding naming both")
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "swapped");
+  CHECK(r.findings[0].kind == FindingKind::swapped);
   CHECK(finding_cable_ids(lab.bp(), r.findings[0]).size() == 2);
 }
 
@@ -67,7 +70,7 @@ TEST_CASE("validator/diff: a cable landing on the wrong aggregation switch") {
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
-  CHECK(f.kind == "wrong-device");
+  CHECK(f.kind == FindingKind::wrong_device);
   CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{lab.bp().cables[c].id});
   CHECK(f.observed == "tor-p0-s00-r1a:etp5 -- agg-p0-1-01:etp5");
   CHECK(f.message == "cable " + lab.bp().cables[c].id + " from tor-p0-s00-r1a:etp5 lands on "
@@ -81,7 +84,7 @@ TEST_CASE("validator/diff: a cable on the right switch but the wrong port") {
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "wrong-port");
+  CHECK(r.findings[0].kind == FindingKind::wrong_port);
   CHECK(r.findings[0].message == "cable " + lab.bp().cables[c].id +
                                      " from tor-p0-s00-r1a:etp5 lands on agg-p0-1-00 port etp6; move it to port etp1");
 }
@@ -94,7 +97,7 @@ TEST_CASE("validator/diff: a missing host cable and a missing ToR uplink") {
     auto r = lab.verify();
     INFO(findings_text(r));
     REQUIRE(r.findings.size() == 1);
-    CHECK(r.findings[0].kind == "missing");
+    CHECK(r.findings[0].kind == FindingKind::missing);
     CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
     const auto& e = r.evidence[c];
     CHECK(e.dir[0].received == 0);
@@ -109,7 +112,7 @@ TEST_CASE("validator/diff: a dark cable is missing light both ways") {
   lab.wiring[c].fault = "down";
   auto r = lab.verify();
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "missing");
+  CHECK(r.findings[0].kind == FindingKind::missing);
   CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
 }
 
@@ -120,7 +123,7 @@ TEST_CASE("validator/diff: one direction dropped is unidirectional, naming the d
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "unidirectional");
+  CHECK(r.findings[0].kind == FindingKind::unidirectional);
   CHECK(r.findings[0].observed == "tor-p0-s00-r2a:etp3a -> host-p0-s00-h004:nic2p1 only");
   CHECK(r.evidence[c].dir[0].received == 0);
   CHECK(r.evidence[c].dir[1].received > 0);
@@ -131,7 +134,7 @@ TEST_CASE("validator/diff: one direction dropped is unidirectional, naming the d
   auto ru = up.verify();
   INFO(findings_text(ru));
   REQUIRE(ru.findings.size() == 1);
-  CHECK(ru.findings[0].kind == "unidirectional");
+  CHECK(ru.findings[0].kind == FindingKind::unidirectional);
   CHECK(finding_cable_ids(up.bp(), ru.findings[0]) == std::vector<std::string>{up.bp().cables[u].id});
 }
 
@@ -142,7 +145,7 @@ TEST_CASE("validator/diff: both ports of a NIC on one ToR is a plane violation")
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "plane-violation");
+  CHECK(r.findings[0].kind == FindingKind::plane_violation);
   CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[c].id});
   CHECK(r.findings[0].message == "cable " + lab.bp().cables[c].id + " from host-p0-s00-h000:nic1p2 lands on "
                                  "tor-p0-s00-r1a:etp9 in plane 1, so both ports of NIC 1 reach one plane; move it to "
@@ -156,7 +159,7 @@ TEST_CASE("validator/diff: a NIC on another rail's ToR is a rail violation") {
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "rail-violation");
+  CHECK(r.findings[0].kind == FindingKind::rail_violation);
 }
 
 TEST_CASE("validator/diff: an extra cable between spare ports is unplanned") {
@@ -167,7 +170,7 @@ TEST_CASE("validator/diff: an extra cable between spare ports is unplanned") {
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "unplanned");
+  CHECK(r.findings[0].kind == FindingKind::unplanned);
   CHECK(r.findings[0].cables.empty());
 }
 
@@ -183,8 +186,8 @@ TEST_CASE("validator/diff: too few probes is unobserved, never missing") {
   auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, few));
   for (const auto& f : r.findings) {
     INFO(f.message);
-    CHECK(f.kind == "unobserved");
-    CHECK(f.severity == "info");
+    CHECK(f.kind == FindingKind::unobserved);
+    CHECK(f.severity == Severity::info);
   }
   // Too little evidence is its own answer: not clean, and not a fault.
   CHECK_FALSE(r.clean());
@@ -250,7 +253,7 @@ TEST_CASE("validator/diff: an expired probe witnesses each cable up to the switc
   }
   probe::ObservationRecord o;
   o.run = "r";
-  o.direction = "expired";
+  o.direction = ProbeDirection::expired;
   o.src_device = bp.devices[host].name;
   o.src_port = "nic1p1";
   o.dst_device = bp.devices[agg.device].name;
@@ -283,7 +286,7 @@ TEST_CASE("validator/diff: two host cables exchanged across rails are one rail-v
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
-  CHECK(f.kind == "rail-violation");
+  CHECK(f.kind == FindingKind::rail_violation);
   CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   const std::string ca = lab.bp().cables[a].id, cb = lab.bp().cables[b].id;
   CHECK(f.message == fmt::format("cables {} and {} are exchanged across rails: {} from host-p0-s00-h000:nic1p1 lands on "
@@ -300,7 +303,7 @@ TEST_CASE("validator/diff: two host cables exchanged across planes are one plane
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
-  CHECK(r.findings[0].kind == "plane-violation");
+  CHECK(r.findings[0].kind == FindingKind::plane_violation);
   CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   CHECK(r.findings[0].message.find(" are exchanged across planes: ") != std::string::npos);
 }
@@ -315,7 +318,7 @@ TEST_CASE("validator/diff: two cables exchanged between two devices say where ea
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
-  CHECK(f.kind == "swapped");
+  CHECK(f.kind == FindingKind::swapped);
   const std::string ca = lab.bp().cables[a].id, cb = lab.bp().cables[b].id;
   CHECK(f.message == fmt::format("cables {} and {} are exchanged: {} from host-p0-s00-h000:nic1p1 lands on {}, where {} "
                                  "belongs, and {} from host-p0-s01-h000:nic1p1 lands on {}, where {} belongs; swap "
@@ -357,7 +360,7 @@ TEST_CASE("validator/diff: an uplink no distinct five-tuple hashed onto is unobs
     CHECK(r.evidence[c].dir[1].received > 0);  // seen down, never up
     for (const auto& f : r.findings) {
       if (std::find(f.cables.begin(), f.cables.end(), static_cast<int>(c)) == f.cables.end()) continue;
-      CHECK(f.kind == "unobserved");
+      CHECK(f.kind == FindingKind::unobserved);
     }
   }
   CHECK(uplinks == 4);
@@ -371,12 +374,12 @@ TEST_CASE("validator/diff: a cable moved at its host end to a port the plan leav
   struct Case {
     const char* from_host;
     const char* to_host;
-    const char* kind;
+    FindingKind kind;
     const char* message;  // after "cable ID from tor-...:etp1a lands on "
   };
-  for (const auto& c : {Case{"host-p0-s00-h000", "host-p0-s00-h000", "wrong-port",
+  for (const auto& c : {Case{"host-p0-s00-h000", "host-p0-s00-h000", FindingKind::wrong_port,
                              "host-p0-s00-h000 port nic1p2; move it to port nic1p1"},
-                        Case{"host-p0-s01-h000", "host-p0-s00-h003", "wrong-device",
+                        Case{"host-p0-s01-h000", "host-p0-s00-h003", FindingKind::wrong_device,
                              "host-p0-s00-h003:nic1p2 instead of host-p0-s01-h000:nic1p1; re-run it to "
                              "host-p0-s01-h000:nic1p1"}}) {
     INFO(c.from_host << " -> " << c.to_host);
@@ -393,7 +396,7 @@ TEST_CASE("validator/diff: a cable moved at its host end to a port the plan leav
     INFO(findings_text(r));
     std::vector<const validator::Finding*> serious;
     for (const auto& f : r.findings) {
-      if (f.severity != "info") serious.push_back(&f);
+      if (f.severity != Severity::info) serious.push_back(&f);
     }
     REQUIRE(serious.size() == 1);
     CHECK(serious[0]->kind == c.kind);
@@ -412,7 +415,7 @@ TEST_CASE("validator/diff: host ends exchanged between two hosts, and between tw
     const auto r = lab.verify();
     INFO(findings_text(r));
     REQUIRE(r.findings.size() == 1);
-    CHECK(r.findings[0].kind == "swapped");
+    CHECK(r.findings[0].kind == FindingKind::swapped);
     CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   }
   SECTION("two NICs of one host") {
@@ -422,7 +425,7 @@ TEST_CASE("validator/diff: host ends exchanged between two hosts, and between tw
     const auto r = lab.verify();
     INFO(findings_text(r));
     REQUIRE(r.findings.size() == 1);
-    CHECK(r.findings[0].kind == "rail-violation");
+    CHECK(r.findings[0].kind == FindingKind::rail_violation);
     CHECK(finding_cable_ids(lab.bp(), r.findings[0]) == std::vector<std::string>{lab.bp().cables[a].id, lab.bp().cables[b].id});
   }
   SECTION("both ports of a NIC dark") {
@@ -432,6 +435,6 @@ TEST_CASE("validator/diff: host ends exchanged between two hosts, and between tw
     const auto r = lab.verify();
     INFO(findings_text(r));
     REQUIRE(r.findings.size() == 2);
-    for (const auto& f : r.findings) CHECK(f.kind == "missing");
+    for (const auto& f : r.findings) CHECK(f.kind == FindingKind::missing);
   }
 }

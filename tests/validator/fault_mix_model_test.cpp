@@ -18,6 +18,8 @@
 #include "validator/fault_mix.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 
 namespace {
 
@@ -131,7 +133,9 @@ TEST_CASE("validator/fault mix: a silence the run's own faults explain is unobse
   const auto report = run(true);
   std::set<std::string> serious;
   for (const auto& f : report.findings) {
-    if (f.severity != "info") serious.insert(f.kind + " " + bp.cables[f.cables.at(0)].id);
+    if (f.severity != Severity::info) {
+      serious.insert(std::string(validator::to_string(f.kind)) + " " + bp.cables[f.cables.at(0)].id);
+    }
   }
   CHECK(serious == std::set<std::string>{"missing " + bp.cables[dark[0]].id, "missing " + bp.cables[dark[1]].id});
   for (int c : quiet) {
@@ -139,7 +143,7 @@ TEST_CASE("validator/fault mix: a silence the run's own faults explain is unobse
     auto it = std::find_if(report.findings.begin(), report.findings.end(),
                            [&](const auto& f) { return f.cables == std::vector<int>{c}; });
     REQUIRE(it != report.findings.end());
-    CHECK(it->kind == "unobserved");
+    CHECK(it->kind == FindingKind::unobserved);
     if (c == quiet.front()) test::check_golden_message(bp, *it, "starved");
     CHECK(it->message == fmt::format("cable {} ({}:etp6 -- agg-p1-2-01:{}) was seen {}:etp6 -> agg-p1-2-01:{} only, "
                                      "and that is no fault of its own: little traffic for {}'s hosts reached "
@@ -154,7 +158,7 @@ TEST_CASE("validator/fault mix: a silence the run's own faults explain is unobse
   // Fixed and verified again: no finding above info, and the cables that
   // were quiet and the ones that were dark seen both ways.
   const auto fixed = run(false);
-  CHECK(std::none_of(fixed.findings.begin(), fixed.findings.end(), [](const auto& f) { return f.severity != "info"; }));
+  CHECK(std::none_of(fixed.findings.begin(), fixed.findings.end(), [](const auto& f) { return f.severity != Severity::info; }));
   for (int c : downlinks) {
     INFO(bp.cables[c].id);
     CHECK(fixed.evidence[c].dir[0].received > 0);

@@ -45,13 +45,13 @@ inline std::map<std::string, std::string> read_golden_messages() {
 inline std::string golden_entry(const Blueprint& bp, const validator::Finding& f) {
   std::string cables;
   for (int c : f.cables) cables += (cables.empty() ? "" : " ") + bp.cables[c].id;
-  return "severity: " + f.severity + "\ncables: " + cables + "\nexpected: " + f.expected + "\nobserved: " + f.observed +
-         "\nmessage: " + f.message + "\n";
+  return "severity: " + std::string(to_string(f.severity)) + "\ncables: " + cables + "\nexpected: " + f.expected +
+         "\nobserved: " + f.observed + "\nmessage: " + f.message + "\n";
 }
 
 // The finding against the entry `[kind]` (or `[kind: which]`).
 inline void check_golden_message(const Blueprint& bp, const validator::Finding& f, const std::string& which = "") {
-  const std::string heading = "[" + f.kind + (which.empty() ? "" : ": " + which) + "]";
+  const std::string heading = "[" + std::string(to_string(f.kind)) + (which.empty() ? "" : ": " + which) + "]";
   const std::string entry = golden_entry(bp, f);
   if (const char* update = std::getenv("HPN_UPDATE_GOLDEN"); update && std::string(update) == "1") {
     auto all = read_golden_messages();

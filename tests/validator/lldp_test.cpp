@@ -20,6 +20,8 @@
 #include "validator/lldp.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 using hpn::test::LabFixture;
 using hpn::test::finding_cable_ids;
 using hpn::test::findings_text;
@@ -64,7 +66,7 @@ validator::Report diff_lldp(const LabFixture& lab, const std::vector<LldpDump>& 
 // No finding above info: what a partial look may still say, without being
 // clean (validator::Report::clean() needs every cable in scope verified).
 bool no_fault(const validator::Report& r) {
-  return std::all_of(r.findings.begin(), r.findings.end(), [](const auto& f) { return f.severity == "info"; });
+  return std::all_of(r.findings.begin(), r.findings.end(), [](const auto& f) { return f.severity == Severity::info; });
 }
 
 // Drops the neighbour entry heard on `port` from the dump of `device`.
@@ -178,7 +180,7 @@ TEST_CASE("validator/lldp: a device without a dump leaves its cables unobserved,
   CHECK_FALSE(r.clean());  // four cables unverified: no verdict on them
   REQUIRE(r.findings.size() == 4);  // its 4 back-end ports, each heard by its ToR only
   for (const auto& f : r.findings) {
-    CHECK(f.kind == "unobserved");
+    CHECK(f.kind == FindingKind::unobserved);
     CHECK(f.observed.starts_with("host-p0-s00-h003:nic"));  // host -> ToR only
     CHECK(f.message.ends_with("probe it again or give the LLDP dump of host-p0-s00-h003"));
   }
@@ -200,7 +202,7 @@ TEST_CASE("validator/lldp: one end not hearing the other is unidirectional") {
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
   const auto& f = r.findings[0];
-  CHECK(f.kind == "unidirectional");
+  CHECK(f.kind == FindingKind::unidirectional);
   int c = lab.cable_from("host-p0-s00-h004", "nic2p1");
   CHECK(finding_cable_ids(lab.bp(), f) == std::vector<std::string>{lab.bp().cables[c].id});
   CHECK(f.observed == "tor-p0-s00-r2a:etp3a -> host-p0-s00-h004:nic2p1 only");
@@ -215,7 +217,7 @@ TEST_CASE("validator/lldp: one end not hearing the other is unidirectional") {
   forget(dumps, "host-p0-s00-h004", "nic2p1");
   auto gone = diff_lldp(lab, dumps);
   REQUIRE(gone.findings.size() == 1);
-  CHECK(gone.findings[0].kind == "missing");
+  CHECK(gone.findings[0].kind == FindingKind::missing);
   CHECK(gone.findings[0].message.find("although LLDP runs at both ends and neither hears the other") !=
         std::string::npos);
 }
@@ -226,14 +228,14 @@ TEST_CASE("validator/lldp: captured dumps of a swap give the probes' swapped fin
   INFO(findings_text(r));
   auto bad = serious_findings(r);
   REQUIRE(bad.size() == 1);
-  CHECK(bad[0]->kind == "swapped");
+  CHECK(bad[0]->kind == FindingKind::swapped);
   CHECK(finding_cable_ids(lab.bp(), *bad[0]) == std::vector<std::string>{"C0H00001", "C0H00005"});
   CHECK(bad[0]->message == "cables C0H00001 and C0H00005 are swapped at tor-p0-s00-r1a: etp1a and etp1b hold "
                            "each other's cable; swap them back");
   // The rest of the three devices' cables were heard from their end only:
   // the ToR's other 10, each host's other 3.
   for (const auto& f : r.findings) {
-    if (&f != bad[0]) CHECK(f.kind == "unobserved");
+    if (&f != bad[0]) CHECK(f.kind == FindingKind::unobserved);
   }
   CHECK(r.findings.size() == 1 + 10 + 2 * 3);
 }
@@ -244,7 +246,7 @@ TEST_CASE("validator/lldp: captured dumps of a missing cable give missing") {
   INFO(findings_text(r));
   auto bad = serious_findings(r);
   REQUIRE(bad.size() == 1);
-  CHECK(bad[0]->kind == "missing");
+  CHECK(bad[0]->kind == FindingKind::missing);
   CHECK(finding_cable_ids(lab.bp(), *bad[0]) == std::vector<std::string>{"C0H00044"});
 }
 
@@ -274,7 +276,7 @@ TEST_CASE("validator/lldp: matching on the port ID or the description") {
   bool unobserved = false;
   for (const auto& f : by_descr.findings) {
     if (f.cables == std::vector<int>{c}) {
-      unobserved = f.kind == "unobserved";
+      unobserved = f.kind == FindingKind::unobserved;
       CHECK(f.message.ends_with("or check what its ports' LLDP neighbours name (--lldp-match)"));
     }
   }

@@ -17,6 +17,7 @@
 #include "probe/silence.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
 using hpn::test::LabFixture;
 
 namespace {
@@ -74,10 +75,10 @@ Verdicts judge(const LabFixture& lab, const probe::ObservationSet& obs,
   auto report = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs), options);
   Verdicts v;
   for (const auto& f : report.findings) {
-    if (f.kind == "missing" || f.kind == "unidirectional") {
-      (f.kind == "missing" ? v.missing : v.unidirectional)++;
+    if (f.kind == FindingKind::missing || f.kind == FindingKind::unidirectional) {
+      (f.kind == FindingKind::missing ? v.missing : v.unidirectional)++;
       for (int c : f.cables) v.cables.push_back(lab.bp().cables[c].id);
-    } else if (f.kind == "unobserved") {
+    } else if (f.kind == FindingKind::unobserved) {
       ++v.unobserved;
     } else {
       ++v.other;

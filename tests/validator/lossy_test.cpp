@@ -22,6 +22,9 @@
 #include "validator/report.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 using hpn::test::LabFixture;
 using hpn::test::records_of;
 using hpn::test::set_of;
@@ -57,7 +60,7 @@ validator::Report probe_and_diff(const LabFixture& lab, const Probing& how, int6
 std::vector<std::string> lossy(const LabFixture& lab, const validator::Report& r) {
   std::vector<std::string> out;
   for (const auto& f : r.findings) {
-    if (f.kind != "lossy") continue;
+    if (f.kind != FindingKind::lossy) continue;
     REQUIRE(f.loss.has_value());
     out.push_back(lab.bp().cables[f.cables.at(0)].id + (f.loss->direction == 0 ? " a-z" : " z-a"));
   }
@@ -114,7 +117,7 @@ TEST_CASE("validator/lossy: a burst lost from one train is no lossy cable, at an
     std::vector<size_t> counted;
     for (size_t i = 0; i < seen.size(); ++i) {
       const auto& o = seen[i];
-      if (o.train == 0 || o.src_device.empty() || o.direction != "forward" || o.arrived < 12) continue;
+      if (o.train == 0 || o.src_device.empty() || o.direction != ProbeDirection::forward || o.arrived < 12) continue;
       // Not across the lossy cable: the burst is the only loss of its path.
       const auto path = probe::traced_cables(*lab.fabric, o);
       if (std::find(path.begin(), path.end(), uplink * 2) != path.end()) continue;
@@ -152,11 +155,11 @@ TEST_CASE("validator/lossy: an uplink losing 30% one way and a host cable 50% th
     CHECK(serious_findings(r).size() == 2);
     CHECK_FALSE(r.clean());
     for (const auto& f : r.findings) {
-      if (f.kind != "lossy") continue;
+      if (f.kind != FindingKind::lossy) continue;
       const double truth = f.cables[0] == uplink ? 0.30 : 0.50;
       WARN(fmt::format("{} at {:.0f}% background: {:.3f} ({:.3f} to {:.3f}), {} of {}", f.cables[0] == uplink ? "uplink" : "host",
                        background * 100, f.loss->rate, f.loss->low, f.loss->high, f.loss->lost, f.loss->attempts));
-      CHECK(f.severity == "critical");
+      CHECK(f.severity == Severity::critical);
       // The loss rounds' trains count every datagram over a traced path.
       CHECK(f.loss->rate == Approx(truth).margin(0.03));
       CHECK(f.loss->low <= truth + 0.01);
@@ -196,7 +199,7 @@ TEST_CASE("validator/lossy: retries do not hide loss: every datagram of every tr
   // probes lost would see almost nothing; the trains' datagrams show the
   // 30%, each lost one counted.
   REQUIRE(lossy(lab, r) == std::vector<std::string>{lab.bp().cables[uplink].id + " a-z"});
-  REQUIRE(r.findings[0].kind == "lossy");
+  REQUIRE(r.findings[0].kind == FindingKind::lossy);
   CHECK(r.findings[0].loss->rate == Approx(0.30).margin(0.03));
   CHECK(r.summary.lost * 20 < r.findings[0].loss->lost);
 }
@@ -214,9 +217,9 @@ TEST_CASE("validator/lossy: a cable another finding names is not also lossy") {
   INFO(findings_text(r));
   CHECK(lossy(lab, r).empty());
   REQUIRE(serious_findings(r).size() == 2);
-  CHECK(r.findings[0].kind == "missing");
+  CHECK(r.findings[0].kind == FindingKind::missing);
   CHECK(r.findings[0].cables == std::vector<int>{dark});
-  CHECK(r.findings[1].kind == "unidirectional");
+  CHECK(r.findings[1].kind == FindingKind::unidirectional);
   CHECK(r.findings[1].cables == std::vector<int>{oneway});
 }
 
@@ -237,7 +240,7 @@ TEST_CASE("validator/lossy: the thresholds set the severity, and a rate below th
   options.loss.critical = 0.50;
   auto r = validator::diff(*lab.fabric, witnesses, options);
   REQUIRE(lossy(lab, r).size() == 1);
-  CHECK(r.findings[0].severity == "warning");
+  CHECK(r.findings[0].severity == Severity::warning);
   options.loss.warn = 0.60;
   options.loss.critical = 0.70;
   r = validator::diff(*lab.fabric, witnesses, options);
@@ -254,7 +257,7 @@ TEST_CASE("validator/lossy: the JSON report carries the loss, and the observatio
   std::ostringstream out;
   validator::render_report(r, *lab.fabric, OutputFormat::json, out);
   const auto j = nlohmann::json::parse(out.str());
-  REQUIRE(r.findings[0].kind == "lossy");
+  REQUIRE(r.findings[0].kind == FindingKind::lossy);
   const auto& loss = j["findings"][0]["loss"];
   CHECK(loss["direction"] == "a_to_z");
   CHECK(loss["attempts"].get<int64_t>() == r.findings[0].loss->attempts);
@@ -271,7 +274,7 @@ TEST_CASE("validator/lossy: the JSON report carries the loss, and the observatio
 
   probe::ObservationRecord o;
   o.run = "r";
-  o.direction = "forward";
+  o.direction = ProbeDirection::forward;
   o.src_device = "h";
   o.attempt = 3;
   std::istringstream line(probe::to_json_line(o));
@@ -321,7 +324,7 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   // The trains across it, as a sender that heard no report records them.
   std::set<std::pair<std::string, int>> blank;  // (sender's address, source port)
   for (auto& o : seen) {
-    if (o.train == 0 || o.src_device.empty() || o.direction != "forward" || !o.received) continue;
+    if (o.train == 0 || o.src_device.empty() || o.direction != ProbeDirection::forward || !o.received) continue;
     const auto path = probe::traced_cables(*lab.fabric, o);
     if (std::find(path.begin(), path.end(), down) == path.end()) continue;
     blank.insert({o.src_address, o.src_udp_port});
@@ -333,7 +336,7 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   REQUIRE_FALSE(blank.empty());
   // The receivers' records of those trains, and the replies, are gone too.
   std::erase_if(seen, [&](const probe::ObservationRecord& o) {
-    return o.train > 0 && (o.src_device.empty() || o.direction != "forward") &&
+    return o.train > 0 && (o.src_device.empty() || o.direction != ProbeDirection::forward) &&
            blank.count({o.src_address, o.src_udp_port}) > 0;
   });
   validator::DiffOptions options;
@@ -378,7 +381,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   std::vector<probe::ObservationRecord> seen = records_of(run.observations);
   const probe::ObservationRecord* ring = nullptr;
   for (const auto& o : seen) {
-    if (o.train > 0 && !o.src_device.empty() && o.direction == "forward" && o.received &&
+    if (o.train > 0 && !o.src_device.empty() && o.direction == ProbeDirection::forward && o.received &&
         probe::traced_cables(*lab.fabric, o).size() == 2) {
       ring = &o;
       break;
@@ -393,7 +396,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   };
   int blanked = 0;
   for (auto& o : seen) {
-    if (o.src_device != src || o.src_port != port || o.direction != "forward" || !same_flow(o)) continue;
+    if (o.src_device != src || o.src_port != port || o.direction != ProbeDirection::forward || !same_flow(o)) continue;
     o.received = false;
     o.hops.clear();
     o.rx_port.clear();
@@ -402,7 +405,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   }
   REQUIRE(blanked >= 1);
   std::erase_if(seen, [&](const probe::ObservationRecord& o) {
-    return (o.src_device.empty() || o.direction != "forward") && same_flow(o);
+    return (o.src_device.empty() || o.direction != ProbeDirection::forward) && same_flow(o);
   });
   const probe::LossEvidence e = probe::collect_loss_evidence(*lab.fabric, set_of(seen));
   for (const probe::DirectedCable d : path) {

@@ -14,6 +14,8 @@
 #include "probe/probe_plan.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 using hpn::test::LabFixture;
 
 namespace {
@@ -34,13 +36,13 @@ validator::Report probed(const LabFixture& lab, double max_background = 0.01) {
 }
 
 // The one finding above info, which must be of `kind`.
-const validator::Finding& only(const validator::Report& r, const std::string& kind) {
+const validator::Finding& only(const validator::Report& r, FindingKind kind) {
   std::string all;
   const validator::Finding* found = nullptr;
   int serious = 0;
   for (const auto& f : r.findings) {
-    all += f.kind + ": " + f.message + "\n";
-    if (f.severity == "info") continue;
+    all.append(to_string(f.kind)).append(": ").append(f.message).append("\n");
+    if (f.severity == Severity::info) continue;
     ++serious;
     found = &f;
   }
@@ -56,66 +58,66 @@ TEST_CASE("validator/messages: every kind of finding reads as the golden file ha
   SECTION("missing") {
     LabFixture lab;
     lab.wiring[lab.cable_from("tor-p0-s00-r1a", "etp5")].fault = "down";
-    test::check_golden_message(lab.bp(), only(probed(lab), "missing"));
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::missing));
   }
   SECTION("unidirectional") {
     LabFixture lab;
     lab.wiring[lab.cable_from("host-p0-s00-h001", "nic2p1")].fault = "drop-z-a";
-    test::check_golden_message(lab.bp(), only(probed(lab), "unidirectional"));
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::unidirectional));
   }
   SECTION("swapped") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s00-h000", "nic1p1"), b = lab.cable_from("host-p0-s00-h001", "nic1p1");
     std::swap(lab.wiring[a].z, lab.wiring[b].z);
-    test::check_golden_message(lab.bp(), only(probed(lab), "swapped"));
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::swapped));
   }
   SECTION("exchanged between two devices") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s00-h000", "nic1p1"), b = lab.cable_from("host-p0-s01-h000", "nic1p1");
     std::swap(lab.wiring[a].z, lab.wiring[b].z);
-    test::check_golden_message(lab.bp(), only(probed(lab), "swapped"), "two devices");
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::swapped), "two devices");
   }
   SECTION("wrong-port") {
     LabFixture lab;
     lab.wiring[lab.cable_from("tor-p0-s01-r2a", "etp7")].z = lab.port("agg-p0-1-02", "etp6");
-    test::check_golden_message(lab.bp(), only(probed(lab), "wrong-port"));
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::wrong_port));
   }
   SECTION("wrong-device") {
     LabFixture lab;
     lab.wiring[lab.cable_from("host-p0-s00-h002", "nic1p1")].z = lab.port("tor-p0-s01-r1a", "etp10");
-    test::check_golden_message(lab.bp(), only(probed(lab), "wrong-device"));
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::wrong_device));
   }
   SECTION("rail-violation") {
     LabFixture lab;
     lab.wiring[lab.cable_from("host-p0-s00-h000", "nic1p1")].z = lab.port("tor-p0-s00-r2a", "etp9");
-    test::check_golden_message(lab.bp(), only(probed(lab), "rail-violation"));
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::rail_violation));
   }
   SECTION("rail-violation: an exchange") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s00-h000", "nic1p1"), b = lab.cable_from("host-p0-s00-h001", "nic2p1");
     std::swap(lab.wiring[a].z, lab.wiring[b].z);
-    test::check_golden_message(lab.bp(), only(probed(lab), "rail-violation"), "exchange");
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::rail_violation), "exchange");
   }
   SECTION("plane-violation") {
     LabFixture lab;
     lab.wiring[lab.cable_from("host-p0-s00-h000", "nic1p2")].z = lab.port("tor-p0-s00-r1a", "etp9");
-    test::check_golden_message(lab.bp(), only(probed(lab), "plane-violation"));
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::plane_violation));
   }
   SECTION("plane-violation: an uplink exchange") {
     LabFixture lab;
     const int a = lab.cable_from("tor-p0-s00-r1a", "etp5"), b = lab.cable_from("tor-p0-s01-r2b", "etp6");
     std::swap(lab.wiring[a].z, lab.wiring[b].z);
-    test::check_golden_message(lab.bp(), only(probed(lab), "plane-violation"), "uplink exchange");
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::plane_violation), "uplink exchange");
   }
   SECTION("unplanned") {
     LabFixture lab;
     lab.wiring.push_back({lab.port("tor-p0-s00-r1a", "etp10"), lab.port("agg-p0-1-02", "etp6"), ""});
-    test::check_golden_message(lab.bp(), only(probed(lab), "unplanned"));
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::unplanned));
   }
   SECTION("lossy") {
     LabFixture lab;
     lab.wiring[lab.cable_from("tor-p0-s01-r1b", "etp6")].fault = "loss-a-z:30";
-    test::check_golden_message(lab.bp(), only(probed(lab), "lossy"));
+    test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::lossy));
   }
   SECTION("unobserved") {
     // One host's probes only: the uplinks of its ToRs that its few
@@ -130,7 +132,7 @@ TEST_CASE("validator/messages: every kind of finding reads as the golden file ha
     }
     const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs));
     auto it = std::find_if(r.findings.begin(), r.findings.end(), [](const auto& f) {
-      return f.kind == "unobserved" && f.observed == "not enough probes";
+      return f.kind == FindingKind::unobserved && f.observed == "not enough probes";
     });
     REQUIRE(it != r.findings.end());
     test::check_golden_message(lab.bp(), *it);

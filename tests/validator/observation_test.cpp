@@ -10,12 +10,13 @@
 #include "probe/observation.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
 
 TEST_CASE("validator/observations: JSON lines round trip") {
   probe::ObservationRecord o;
   o.run = "r1";
   o.probe = 7;
-  o.direction = "forward";
+  o.direction = ProbeDirection::forward;
   o.src_device = "host-p0-s00-h000";
   o.src_port = "nic1p1";
   o.src_address = "fd48:504e::10";
@@ -41,6 +42,24 @@ TEST_CASE("validator/observations: JSON lines round trip") {
   CHECK(b.rx_port == "nic1p1");
 }
 
+TEST_CASE("validator/observations: each direction is written as the schema names it and read back as itself") {
+  const auto schema = nlohmann::json::parse(test::read_file(test::source_path("schemas/observation.schema.json")));
+  std::vector<std::string> names;
+  for (ProbeDirection d : {ProbeDirection::forward, ProbeDirection::reverse, ProbeDirection::expired}) {
+    names.emplace_back(probe::to_string(d));
+    probe::ObservationRecord o;
+    o.run = "r";
+    o.direction = d;
+    const std::string line = probe::to_json_line(o);
+    CHECK(nlohmann::json::parse(line)["direction"] == names.back());
+    std::istringstream in(line + "\n");
+    auto back = probe::read_observations(in, "obs.jsonl");
+    REQUIRE(back.ok());
+    CHECK(back->at(0).direction == d);
+  }
+  CHECK(schema["properties"]["direction"]["enum"].get<std::vector<std::string>>() == names);
+}
+
 TEST_CASE("validator/observations: bad lines are located errors") {
   auto error = [](const std::string& text) {
     std::istringstream in(text);
@@ -61,7 +80,7 @@ TEST_CASE("validator/observations: a set gives back every record as added, each 
   probe::ObservationRecord a;
   a.run = "r1";
   a.probe = 7;
-  a.direction = "expired";
+  a.direction = ProbeDirection::expired;
   a.src_device = "host-p0-s00-h000";
   a.src_port = "nic1p1";
   a.src_address = "fd48:504e::10";
@@ -79,7 +98,7 @@ TEST_CASE("validator/observations: a set gives back every record as added, each 
   a.entry = INT64_MAX;
   a.attempt = 256;
   probe::ObservationRecord b = a;
-  b.direction = "forward";
+  b.direction = ProbeDirection::forward;
   b.probe = 8;
   b.hops.clear();
   b.train = 100;

@@ -14,6 +14,7 @@
 #include "validator/fault_mix.h"
 
 using namespace hpn;
+using hpn::validator::FindingKind;
 
 namespace {
 
@@ -51,7 +52,7 @@ void check_seed(std::uint64_t seed, double background) {
     CHECK(score.by_kind.count(kind) == 1);
   }
   int losses = 0;
-  for (const auto& f : injected) losses += f.kind == "lossy" ? 1 : 0;
+  for (const auto& f : injected) losses += f.kind == FindingKind::lossy ? 1 : 0;
   CHECK(losses >= 20);
   CHECK(report.summary.loss_judged);
   CHECK(report.summary.loss_undecided == 0);

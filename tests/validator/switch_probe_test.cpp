@@ -14,6 +14,7 @@
 #include "validator/witness.h"
 
 using namespace hpn;
+using hpn::validator::Severity;
 using hpn::test::LabFixture;
 
 namespace {
@@ -89,7 +90,7 @@ TEST_CASE("validator/switch probes: two aggregation uplinks exchanged between co
   const auto report = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs));
   std::set<int> named;
   for (const auto& f : report.findings) {
-    if (f.severity != "info") named.insert(f.cables.begin(), f.cables.end());
+    if (f.severity != Severity::info) named.insert(f.cables.begin(), f.cables.end());
   }
   std::ostringstream text;
   validator::render_report(report, *lab.fabric, OutputFormat::json, text);

@@ -20,6 +20,9 @@
 #include "validator/report.h"
 
 using namespace hpn;
+using hpn::probe::ProbeDirection;
+using hpn::validator::FindingKind;
+using hpn::validator::Severity;
 using hpn::test::LabFixture;
 using hpn::test::findings_of_kind;
 using hpn::test::findings_text;
@@ -44,7 +47,7 @@ validator::Report probed(const LabFixture& lab, const std::function<void(validat
 void check_no_cable_fault(const validator::Report& r) {
   for (const auto& f : r.findings) {
     INFO(f.kind << ": " << f.message);
-    CHECK((f.kind == "telemetry" || f.kind == "unobserved" || f.kind == "unreached"));
+    CHECK((f.kind == FindingKind::telemetry || f.kind == FindingKind::unobserved || f.kind == FindingKind::unreached));
   }
 }
 
@@ -88,9 +91,9 @@ TEST_CASE("validator/telemetry: a ToR port with IOAM off leaves its host cable u
   INFO(findings_text(r));
   check_no_cable_fault(r);
   CHECK_FALSE(r.clean());
-  const auto telemetry = findings_of_kind(r, "telemetry");
+  const auto telemetry = findings_of_kind(r, FindingKind::telemetry);
   REQUIRE(telemetry.size() == 1);
-  CHECK(telemetry[0]->severity == "warning");
+  CHECK(telemetry[0]->severity == Severity::warning);
   CHECK(telemetry[0]->device == "tor-p0-s00-r1a");
   CHECK(telemetry[0]->ports == std::vector<std::string>{"etp1a"});
   CHECK(telemetry[0]->message.find("net.ipv6.conf.etp1a.ioam6_enabled=1") != std::string::npos);
@@ -99,7 +102,7 @@ TEST_CASE("validator/telemetry: a ToR port with IOAM off leaves its host cable u
   // replies, recorded by the ToR on their way down, show the other way.
   const auto* f = finding_on(r, cable);
   REQUIRE(f != nullptr);
-  CHECK(f->kind == "unobserved");
+  CHECK(f->kind == FindingKind::unobserved);
   CHECK(f->message.find("switch tor-p0-s00-r1a wrote no telemetry on port etp1a") != std::string::npos);
   test::check_golden_message(lab.bp(), *f, "telemetry");
   CHECK(r.evidence[cable].dir[1].received > 0);
@@ -116,7 +119,7 @@ TEST_CASE("validator/telemetry: a ToR with IOAM off leaves every cable of it uno
   INFO(findings_text(r));
   check_no_cable_fault(r);
   CHECK_FALSE(r.clean());
-  const auto telemetry = findings_of_kind(r, "telemetry");
+  const auto telemetry = findings_of_kind(r, FindingKind::telemetry);
   REQUIRE(telemetry.size() == 1);
   CHECK(telemetry[0]->device == "tor-p0-s01-r2b");
   CHECK(telemetry[0]->message.starts_with("switch tor-p0-s01-r2b wrote no telemetry at all: "));
@@ -129,7 +132,7 @@ TEST_CASE("validator/telemetry: a ToR with IOAM off leaves every cable of it uno
     INFO(cable.id);
     const auto* f = finding_on(r, static_cast<int>(c));
     REQUIRE(f != nullptr);
-    CHECK(f->kind == "unobserved");
+    CHECK(f->kind == FindingKind::unobserved);
     CHECK(f->message.find(": switch tor-p0-s01-r2b wrote no telemetry at all, so the ") != std::string::npos);
     if (cable.kind == CableKind::tor_agg) CHECK(telemetry[0]->ports.end() != std::find(telemetry[0]->ports.begin(), telemetry[0]->ports.end(), cable.a_port));
   }
@@ -156,13 +159,13 @@ TEST_CASE("validator/telemetry: an aggregation switch silent on one port shows b
   const auto r = probed(lab);
   INFO(findings_text(r));
   check_no_cable_fault(r);
-  const auto telemetry = findings_of_kind(r, "telemetry");
+  const auto telemetry = findings_of_kind(r, FindingKind::telemetry);
   REQUIRE(telemetry.size() == 1);
   CHECK(telemetry[0]->device == "agg-p0-1-00");
   CHECK(telemetry[0]->ports == std::vector<std::string>{"etp1"});
   const auto* f = finding_on(r, uplink);
   REQUIRE(f != nullptr);
-  CHECK(f->kind == "unobserved");
+  CHECK(f->kind == FindingKind::unobserved);
   CHECK(f->observed == "agg-p0-1-00:etp1 -> tor-p0-s00-r1a:etp5 only; no telemetry");
 }
 
@@ -190,7 +193,7 @@ TEST_CASE("validator/telemetry: hop limits tell a switch that wrote nothing from
   for (int limit : {62, 61}) {
     probe::ObservationRecord o;
     o.run = "r";
-    o.direction = "forward";
+    o.direction = ProbeDirection::forward;
     o.src_device = bp.devices[src].name;
     o.src_port = "nic1p1";
     o.dst_device = bp.devices[dst].name;
@@ -226,7 +229,7 @@ TEST_CASE("validator/telemetry: a switch probe whose trace ends before its switc
   const PortRef aggregation_port = lab.fabric->end_of(uplink, 1);
   std::string loopback;
   for (const auto& i : lab.bp().interfaces) {
-    if (i.device == agg && i.purpose == "loopback") loopback = i.ipv6;
+    if (i.device == agg && i.purpose == InterfacePurpose::loopback) loopback = i.ipv6;
   }
   const auto o = model.switch_probe(host, lab.fabric->port_by_name(host, "nic1p1"), agg, loopback, 50000, 1);
   REQUIRE(o.received);
@@ -253,9 +256,9 @@ TEST_CASE("validator/unreached: a dead core of two pods is one finding naming it
   const auto r = probed(lab);
   INFO(findings_text(r));
   CHECK_FALSE(r.clean());
-  const auto unreached = findings_of_kind(r, "unreached");
+  const auto unreached = findings_of_kind(r, FindingKind::unreached);
   REQUIRE(unreached.size() == 1);
-  CHECK(unreached[0]->severity == "critical");
+  CHECK(unreached[0]->severity == Severity::critical);
   CHECK(unreached[0]->device == "core-1-00");
   CHECK(std::set<int>(unreached[0]->cables.begin(), unreached[0]->cables.end()) == cables);
   test::check_golden_message(lab.bp(), *unreached[0]);
@@ -286,11 +289,11 @@ TEST_CASE("validator/unreached: a dead ToR and a dead aggregation switch are one
   INFO(findings_text(r));
   CHECK_FALSE(r.clean());
   std::map<std::string, std::set<int>> named;
-  for (const auto* f : findings_of_kind(r, "unreached")) named[f->device].insert(f->cables.begin(), f->cables.end());
-  CHECK(findings_of_kind(r, "unreached").size() == 2);
+  for (const auto* f : findings_of_kind(r, FindingKind::unreached)) named[f->device].insert(f->cables.begin(), f->cables.end());
+  CHECK(findings_of_kind(r, FindingKind::unreached).size() == 2);
   CHECK(named == dead);  // each with every cable of it (all are in scope)
   for (const auto& f : r.findings) {
-    if (f.kind == "unreached" || f.severity == "info") continue;
+    if (f.kind == FindingKind::unreached || f.severity == Severity::info) continue;
     INFO(f.kind << ": " << f.message);
     CHECK(false);  // nothing else above info
   }
@@ -307,7 +310,7 @@ TEST_CASE("validator/unreached: one pod: a core that never answers keeps its cab
   const auto r = probed(lab);
   INFO(findings_text(r));
   CHECK_FALSE(r.clean());
-  const auto unreached = findings_of_kind(r, "unreached");
+  const auto unreached = findings_of_kind(r, FindingKind::unreached);
   REQUIRE(unreached.size() == 1);
   CHECK(unreached[0]->device == "core-2-01");
   CHECK(unreached[0]->message.find("switch probes sent to it came back") != std::string::npos);
@@ -349,7 +352,7 @@ probe::ObservationRecord through_core(const LabFixture& lab, const std::string& 
   };
   probe::ObservationRecord o;
   o.run = "r";
-  o.direction = "forward";
+  o.direction = ProbeDirection::forward;
   o.src_device = "host-p0-s00-h000";
   o.src_port = "nic1p2";
   o.dst_device = "host-p1-s00-h000";
@@ -375,7 +378,7 @@ TEST_CASE("validator/unreached: a core that forwards but sends no ICMPv6 error i
   {
     INFO(findings_text(silent));
     // Nothing else shows it up: unreached.
-    const auto unreached = findings_of_kind(silent, "unreached");
+    const auto unreached = findings_of_kind(silent, FindingKind::unreached);
     REQUIRE(unreached.size() == 1);
     CHECK(unreached[0]->device == "core-2-00");
   }
@@ -384,8 +387,8 @@ TEST_CASE("validator/unreached: a core that forwards but sends no ICMPv6 error i
   const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, run.observations), options);
   INFO(findings_text(r));
   CHECK_FALSE(r.clean());
-  CHECK(findings_of_kind(r, "unreached").empty());
-  const auto telemetry = findings_of_kind(r, "telemetry");
+  CHECK(findings_of_kind(r, FindingKind::unreached).empty());
+  const auto telemetry = findings_of_kind(r, FindingKind::telemetry);
   REQUIRE(telemetry.size() == 1);
   CHECK(telemetry[0]->device == "core-2-00");
   test::check_golden_message(lab.bp(), *telemetry[0], "no ICMPv6");
@@ -401,6 +404,6 @@ TEST_CASE("validator/unreached: a run too small to reach a switch names none", "
   for (int id = 1; id <= 2; ++id) obs.add_all(model.probe(host, lab.fabric->port_by_name(host, "nic1p1"), dst, 1, 49152 + id, id));
   const auto r = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, obs));
   INFO(findings_text(r));
-  CHECK(findings_of_kind(r, "unreached").empty());
-  CHECK(findings_of_kind(r, "telemetry").empty());
+  CHECK(findings_of_kind(r, FindingKind::unreached).empty());
+  CHECK(findings_of_kind(r, FindingKind::telemetry).empty());
 }

@@ -13,6 +13,7 @@ namespace {
 
 using hpn::test::finding_lines;
 using hpn::test::LabVerify;
+using hpn::test::require_lab;
 using hpn::test::Row;
 
 std::string sorted_pair(const std::string& a, const std::string& b) { return a < b ? a + " " + b : b + " " + a; }
@@ -127,7 +128,7 @@ struct Mix {
 }  // namespace
 
 TEST_CASE("verify/lab fault mixes: two pods, faults on every tier, each named exactly, nothing else") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   for (unsigned seed : {11u, 23u, 37u}) {
     LabVerify lab("examples/lab-2pod.yaml");
     Mix mix{lab, std::mt19937(seed), {}, {}};

@@ -19,6 +19,13 @@ namespace hpn::test {
 
 using Row = std::map<std::string, std::string>;
 
+// Skips the test (skip(): the process ends, exit 77) unless a lab can come
+// up here: root and network namespaces.
+inline void require_lab() {
+  if (geteuid() != 0) skip("the lab needs root (network namespaces)");
+  if (std::system("ip netns list >/dev/null 2>&1") != 0) skip("network namespaces are not available here");
+}
+
 struct Sheet {
   std::vector<std::string> header;
   std::vector<Row> rows;
@@ -91,16 +98,6 @@ class LabVerify {
       REQUIRE(r.exit_code == expect_exit);
     }
     return nlohmann::json::parse(r.out);
-  }
-
-  static bool usable() {
-    if (geteuid() != 0) {
-      hpn::test::skip("verify --lab needs root (network namespaces)");
-    }
-    if (std::system("ip netns list >/dev/null 2>&1") != 0) {
-      hpn::test::skip("network namespaces are not available here");
-    }
-    return true;
   }
 
  private:

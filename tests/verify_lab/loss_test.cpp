@@ -13,10 +13,12 @@
 #include <sstream>
 
 #include "blueprint/csv.h"
+#include "lab_verify.h"
 #include "test_util.h"
 
 namespace {
 
+using hpn::test::require_lab;
 using hpn::test::TempDir;
 
 std::string shell(const std::string& command) {
@@ -27,16 +29,6 @@ std::string shell(const std::string& command) {
   while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
   pclose(pipe);
   return out;
-}
-
-bool usable() {
-  if (geteuid() != 0) {
-    hpn::test::skip("the lab needs root (network namespaces)");
-  }
-  if (std::system("ip netns list >/dev/null 2>&1") != 0) {
-    hpn::test::skip("network namespaces are not available here");
-  }
-  return true;
 }
 
 // The lab pod planned in a temporary directory, and its cabling sheet with
@@ -129,7 +121,7 @@ std::pair<int64_t, int64_t> counters(const std::string& netns, const std::string
 }  // namespace
 
 TEST_CASE("verify/lab loss: lab up --loss drops that share of every cable's packets, both ways") {
-  if (!usable()) return;
+  require_lab();
   LossyLab lab;
   auto up = lab.hpnctl("lab up --blueprint plan --loss 10");
   INFO(up.err);
@@ -179,7 +171,7 @@ TEST_CASE("verify/lab loss: lab up --loss drops that share of every cable's pack
 }
 
 TEST_CASE("verify/lab loss: a correctly wired lab under 5 and 10% loss has no missing or unidirectional cable") {
-  if (!usable()) return;
+  require_lab();
   LossyLab lab;
   // One run at each of 5 and 10%: a false missing or unidirectional comes
   // from loss silencing a direction, likeliest where the loss is high. The
@@ -208,7 +200,7 @@ TEST_CASE("verify/lab loss: a correctly wired lab under 5 and 10% loss has no mi
 }
 
 TEST_CASE("verify/lab loss: one direction broken under 5 and 10% loss is its one unidirectional finding") {
-  if (!usable()) return;
+  require_lab();
   struct Break {
     const char* device;
     const char* port;

@@ -14,6 +14,7 @@
 namespace {
 
 using hpn::test::LabVerify;
+using hpn::test::require_lab;
 
 // Every row with `device` at one end gets `fault` + that end's letter.
 std::set<std::string> fault_device(LabVerify& lab, const std::string& device, const std::string& fault) {
@@ -29,7 +30,7 @@ std::set<std::string> fault_device(LabVerify& lab, const std::string& device, co
 }  // namespace
 
 TEST_CASE("verify/lab telemetry: IOAM off on a ToR port and on a whole ToR, a core without ICMPv6 errors, a dead core") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab("examples/lab-2pod.yaml");
   auto& port = lab.sheet().row("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a:etp1a
   port["fault"] = "ioam-off-z";

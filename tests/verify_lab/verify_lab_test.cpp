@@ -19,6 +19,7 @@
 namespace {
 
 using hpn::test::LabVerify;
+using hpn::test::require_lab;
 using hpn::test::Row;
 using hpn::test::check_one;
 using hpn::test::finding_lines;
@@ -28,7 +29,7 @@ std::string sorted_pair(const std::string& a, const std::string& b) { return a <
 }  // namespace
 
 TEST_CASE("verify/lab: the planned wiring gives no finding") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   auto report = lab.run(0);
   CHECK(report["findings"].empty());
@@ -39,7 +40,7 @@ TEST_CASE("verify/lab: the planned wiring gives no finding") {
 }
 
 TEST_CASE("verify/lab: two ToR uplinks swapped") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   auto& a = lab.sheet().row("tor-p0-s00-r1a", "etp5");
   auto& b = lab.sheet().row("tor-p0-s00-r1a", "etp6");
@@ -53,7 +54,7 @@ TEST_CASE("verify/lab: two ToR uplinks swapped") {
 // nothing else above info. Among others, as the fault-mix tests check at
 // random; here every kind is there every run.
 TEST_CASE("verify/lab: a swap, a missing, a dark and a one-way host cable, a NIC on one ToR, a rail and a segment crossed") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   auto& sheet = lab.sheet();
   std::multiset<std::string> want;
@@ -110,7 +111,7 @@ TEST_CASE("verify/lab: a swap, a missing, a dark and a one-way host cable, a NIC
 // uplink on the other plane's core. Two uplinks swapped on one ToR has a
 // test of its own, which the sanitized pass runs.
 TEST_CASE("verify/lab: an uplink on the wrong aggregation switch, uplinks across planes, a core of the other plane") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   auto& sheet = lab.sheet();
   std::multiset<std::string> want;
@@ -140,7 +141,7 @@ TEST_CASE("verify/lab: an uplink on the wrong aggregation switch, uplinks across
 }
 
 TEST_CASE("verify/lab: lab ping shows one probe's hops by the blueprint's names") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   LabVerify::Up up(lab);
   std::set<std::string> aggs;
@@ -163,7 +164,7 @@ TEST_CASE("verify/lab: lab ping shows one probe's hops by the blueprint's names"
 }
 
 TEST_CASE("verify/lab: the learned disjoint source ports take disjoint paths through the lab") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   auto verify = lab.hpnctl("verify --lab --blueprint plan --paths-out paths.json");
   REQUIRE(verify.exit_code == 0);
@@ -222,7 +223,7 @@ TEST_CASE("verify/lab: the learned disjoint source ports take disjoint paths thr
 }
 
 TEST_CASE("verify/lab: a ToR uplink broken one way forms no session, carries no probe, and is unidirectional") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   auto& a = lab.sheet().row("tor-p0-s01-r1b", "etp7");
   a["fault"] = "drop-z-a";  // the aggregation switch's end sends nothing
@@ -234,7 +235,7 @@ TEST_CASE("verify/lab: a ToR uplink broken one way forms no session, carries no 
 }
 
 TEST_CASE("verify/lab: bgpd's own dumps, alone, name an uplink swap and a one-way break as verify --lab does") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   auto& a = lab.sheet().row("tor-p0-s00-r2a", "etp5");
   auto& b = lab.sheet().row("tor-p0-s00-r2a", "etp6");
@@ -295,7 +296,7 @@ TEST_CASE("verify/lab: bgpd's own dumps, alone, name an uplink swap and a one-wa
 }
 
 TEST_CASE("verify/lab: the probes on the wire are the probe plan's, each observation naming its entry") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   auto r = lab.hpnctl("verify --lab --blueprint plan --format json --keep-observations obs.jsonl");
   INFO(r.err);
@@ -419,7 +420,7 @@ void check_losses(int background, const std::vector<OneWayLoss>& losses) {
 // here; the judge's other backgrounds (none, 2%, 10%) and its bursts run on
 // recorded trains with fixed seeds (tests/validator/lossy_test.cpp).
 TEST_CASE("verify/lab: one-way loss of 2%, 5% and 30% under 5% background: three lossy findings, nothing else") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   check_losses(5, {{"tor-p0-s00-r2b", "etp7", "loss-a-z:2", 0.02},       // ToR -> aggregation
                    {"host-p0-s00-h001", "nic2p2", "loss-z-a:5", 0.05},   // ToR -> host
                    {"host-p0-s01-h006", "nic1p1", "loss-a-z:30", 0.30}});  // host -> ToR
@@ -431,7 +432,7 @@ TEST_CASE("verify/lab: one-way loss of 2%, 5% and 30% under 5% background: three
 // through the link. The run now makes a new directory of its own (mkdtemp)
 // and leaves one planted under the old name alone.
 TEST_CASE("verify/lab: a work directory planted under the run's name is not used") {
-  if (!LabVerify::usable()) return;
+  require_lab();
   LabVerify lab;
   const auto& dir = lab.dir().path();
   const std::string d = "'" + dir.string() + "'";

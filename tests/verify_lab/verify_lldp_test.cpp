@@ -32,13 +32,9 @@ namespace fs = std::filesystem;
 using hpn::test::TempDir;
 using json = nlohmann::json;
 
-bool lldpd_usable() {
-  if (geteuid() != 0) {
-    hpn::test::skip("lldpd in lab namespaces needs root");
-  }
-  if (std::system("ip netns list >/dev/null 2>&1") != 0) {
-    hpn::test::skip("network namespaces are not available here");
-  }
+// Skips the test unless a lab can come up and lldpd run in it.
+void require_lldpd() {
+  hpn::test::require_lab();
   if (std::system("lldpd -v >/dev/null 2>&1") != 0 || std::system("lldpcli -v >/dev/null 2>&1") != 0) {
     hpn::test::skip("lldpd is not installed (Debian package lldpd)");
   }
@@ -46,7 +42,6 @@ bool lldpd_usable() {
   if (std::system("getent passwd _lldpd >/dev/null") != 0) {
     hpn::test::skip("no _lldpd user for lldpd's privilege separation (install the lldpd package)");
   }
-  return true;
 }
 
 // The lab pod's plan and its cabling sheet, to edit into a wiring file.
@@ -266,7 +261,7 @@ Outcome run(LldpLab& lab, int expect_exit, const std::set<std::string>& deaf = {
 }  // namespace
 
 TEST_CASE("verify/lldp: real lldpd on the planned wiring gives no finding") {
-  if (!lldpd_usable()) return;
+  require_lldpd();
   LldpLab lab;
   // The probes' verdict on the planned wiring is verify/lab's to check.
   auto o = run(lab, 0, {}, false);
@@ -280,7 +275,7 @@ TEST_CASE("verify/lldp: real lldpd on the planned wiring gives no finding") {
 // a minute of CI): LLDP is per link, and the probes' diagnosis names each
 // fault on its own among others (verify/lab fault mixes).
 TEST_CASE("verify/lldp: real lldpd names two swaps, a missing, a dark and a one-way cable as the probes do") {
-  if (!lldpd_usable()) return;
+  require_lldpd();
   LldpLab lab;
   // Two host cables swapped at their ToR.
   std::swap(lab.at("host-p0-s00-h000", "nic1p1", "z_port"), lab.at("host-p0-s00-h001", "nic1p1", "z_port"));
