@@ -368,7 +368,7 @@ TEST_CASE("validator/bgp: uplinks exchanged are found from one end's dump, by ro
   CHECK(got == std::vector<std::string>{cable_id(lab, t5.device, t5.port), cable_id(lab, t6.device, t6.port)});
 }
 
-TEST_CASE("validator/bgp: a peer's address in the lab's old scheme names nothing; only what the dumps show does",
+TEST_CASE("validator/bgp: a peer's address in the lab's old scheme names nothing, only what the dumps show does",
           "[validator][bgp]") {
   LabFixture lab;
   const Port tor{"tor-p0-s00-r1a", "etp6"}, agg{"agg-p0-1-01", "etp1"};
