@@ -250,7 +250,11 @@ Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const S
       ports.push_back(port);
     }
   }
-  for (const auto& [ifname, mac] : macs) {
+  for (const auto& entry : macs) {
+    // Not a structured binding: clang 14 (the sanitized build's) cannot
+    // capture one in a lambda.
+    const std::string& ifname = entry.first;
+    const auto& mac = entry.second;
     auto it = std::find_if(ports.begin(), ports.end(), [&](const SetPort& q) { return q.ifname == ifname; });
     if (it == ports.end()) return Error{fmt::format("{}: no .network for {}", mac.second, ifname)};
     it->mac = mac.first;
