@@ -1,5 +1,6 @@
 #include "cli/host_command.h"
 
+#include "cli/apply_guard.h"
 #include "cli/completion.h"
 #include "cli/exit.h"
 
@@ -45,31 +46,6 @@ struct HostArgs {
   int count = 1;
 };
 
-// SIGINT, SIGTERM and SIGHUP during an apply: noted, and the apply stops
-// before its next step and rolls back (apply_plan's `stop`).
-volatile std::sig_atomic_t g_signal = 0;
-extern "C" void note_signal(int sig) { g_signal = sig; }
-
-class SignalGuard {
- public:
-  SignalGuard() {
-    struct sigaction sa {};
-    sa.sa_handler = note_signal;
-    sa.sa_flags = SA_RESTART;  // netlink calls go on; the apply stops between steps
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
-  }
-  ~SignalGuard() {
-    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
-  }
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
-
- private:
-  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3];
-};
-
 // What --force removes, saved before it is removed: a JSON file under
 // `dir` named for the host and the time. The path, or an error.
 Result<std::string> save_removals(const std::string& dir, const std::string& host, const ChangePlan& plan) {
@@ -99,12 +75,6 @@ Result<std::string> save_removals(const std::string& dir, const std::string& hos
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) return Error{fmt::format("cannot write {}: {}", path, std::strerror(errno))};
   return path;
-}
-
-// Runs `work` inside the namespace, or here when none is named.
-Status in_namespace(const std::string& netns, const std::function<Status()>& work) {
-  if (netns.empty()) return work();
-  return lab::run_in_netns(netns, work);
 }
 
 // What the profile's host is checked against: the namespace's name with
@@ -209,24 +179,23 @@ int run_apply(const HostArgs& a) {
 
   ApplyOutcome outcome;
   if (!a.dry_run && !changes.empty()) {
-    g_signal = 0;
-    SignalGuard guard;
+    ApplySignalGuard guard;
     auto ran = in_namespace(a.netns, [&]() -> Status {
       NetlinkHostOps ops;
       bool first = true;
       outcome = apply_plan(plan.value(), ops, [&] {
         // A signal cuts the pause short (nanosleep returns on it).
-        if (a.step_delay_ms > 0 && !first && g_signal == 0) {
+        if (a.step_delay_ms > 0 && !first && apply_signal() == 0) {
           timespec pause{a.step_delay_ms / 1000, static_cast<long>(a.step_delay_ms % 1000) * 1000000L};
           nanosleep(&pause, nullptr);
         }
         first = false;
-        return g_signal != 0;
+        return apply_signal() != 0;
       });
       return {};
     });
     if (!ran) return fail(kEnvironmentError, ran.error().message);
-    if (outcome.interrupted) outcome.error = fmt::format("interrupted by {}", sigabbrev_np(g_signal));
+    if (outcome.interrupted) outcome.error = fmt::format("interrupted by {}", sigabbrev_np(apply_signal()));
   }
   const bool failed = !outcome.ok();
   const std::string result = changes.empty() ? "unchanged" : a.dry_run ? "dry-run" : failed ? "rolled-back" : "applied";

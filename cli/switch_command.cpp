@@ -14,6 +14,7 @@
 #include <string>
 
 #include "blueprint/input_file.h"
+#include "cli/apply_guard.h"
 #include "cli/exit.h"
 #include "cli/completion.h"
 #include "cli/progress.h"
@@ -81,36 +82,6 @@ struct ApplyArgs {
   bool dry_run = false;
 };
 
-// SIGINT, SIGTERM and SIGHUP during an apply: noted, and the apply stops
-// before its next step and rolls back (apply_plan's `stop`).
-volatile std::sig_atomic_t g_signal = 0;
-extern "C" void note_apply_signal(int sig) { g_signal = sig; }
-
-class SignalGuard {
- public:
-  SignalGuard() {
-    struct sigaction sa {};
-    sa.sa_handler = note_apply_signal;
-    sa.sa_flags = SA_RESTART;  // netlink calls go on; the apply stops between steps
-    sigemptyset(&sa.sa_mask);
-    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &sa, &old_[i]);
-  }
-  ~SignalGuard() {
-    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
-  }
-  SignalGuard(const SignalGuard&) = delete;
-  SignalGuard& operator=(const SignalGuard&) = delete;
-
- private:
-  static constexpr int kSignals[3] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction old_[3];
-};
-
-Status in_namespace(const std::string& netns, const std::function<Status()>& work) {
-  if (netns.empty()) return work();
-  return lab::run_in_netns(netns, work);
-}
-
 // The protocol of the host-route agent's routes, from the set's
 // switch-agent.json when it has one (a ToR); 0 otherwise.
 Result<int> agent_protocol(const std::string& dir) {
@@ -175,15 +146,14 @@ int run_apply(const ApplyArgs& a) {
 
   sw::ApplyOutcome outcome;
   if (!a.dry_run && !changes.empty()) {
-    g_signal = 0;
-    SignalGuard guard;
+    ApplySignalGuard guard;
     auto ran = in_namespace(a.netns, [&]() -> Status {
       sw::NetlinkSwitchOps ops;
-      outcome = sw::apply_plan(plan.value(), ops, [] { return g_signal != 0; });
+      outcome = sw::apply_plan(plan.value(), ops, [] { return apply_signal() != 0; });
       return {};
     });
     if (!ran) return fail(kEnvironmentError, ran.error().message);
-    if (outcome.interrupted) outcome.error = fmt::format("interrupted by {}", sigabbrev_np(g_signal));
+    if (outcome.interrupted) outcome.error = fmt::format("interrupted by {}", sigabbrev_np(apply_signal()));
   }
   const bool failed = !outcome.ok();
   const std::string result = changes.empty() ? "unchanged" : a.dry_run ? "dry-run" : failed ? "rolled-back" : "applied";
