@@ -640,29 +640,7 @@ std::vector<std::string> identity_problems(const ApplyProfile& p, const HostStat
 }
 
 ApplyOutcome apply_plan(const ChangePlan& plan, HostOps& ops, const std::function<bool()>& stop) {
-  ApplyOutcome outcome;
-  for (size_t i = 0; i < plan.changes.size(); ++i) {
-    if (stop && stop()) {
-      outcome.failed_step = i;
-      outcome.interrupted = true;
-      outcome.error = "interrupted";
-      break;
-    }
-    if (auto done = ops.apply(plan.changes[i]); !done) {
-      outcome.failed_step = i;
-      outcome.error = done.error().message;
-      break;
-    }
-    ++outcome.applied;
-  }
-  if (outcome.ok()) return outcome;
-  for (size_t i = outcome.applied; i-- > 0;) {
-    if (auto undone = ops.undo(plan.changes[i]); !undone) {
-      outcome.undo_errors.push_back(fmt::format("undo of step {} ({}): {}", i + 1, plan.changes[i].text(), undone.error().message));
-    }
-    outcome.undone.push_back(i);
-  }
-  return outcome;
+  return apply_steps(plan.changes, ops, stop);
 }
 
 void render_plan(const ChangePlan& plan, std::ostream& out) {

@@ -49,6 +49,7 @@
 #include <vector>
 
 #include "blueprint/result.h"
+#include "system/apply_steps.h"
 #include "host/host_profile.h"
 #include "host/host_state.h"
 
@@ -124,15 +125,8 @@ class HostOps {
   virtual Status undo(const Change& change) = 0;
 };
 
-struct ApplyOutcome {
-  size_t applied = 0;                 // steps made (and, on failure, since undone)
-  std::optional<size_t> failed_step;  // index into the plan (interrupted: the step not made)
-  std::string error;                  // why it failed
-  bool interrupted = false;           // `stop` said so before failed_step
-  std::vector<size_t> undone;         // steps undone, in the order they were undone
-  std::vector<std::string> undo_errors;  // undo steps that failed (the state is then mixed)
-  bool ok() const { return !failed_step; }
-};
+// What an apply did: system/apply_steps.h, shared with the other apply.
+using hpn::ApplyOutcome;
 
 // Applies the plan in order; at the first failure, or when `stop` (asked
 // before each step) returns true, undoes every step made so far, newest

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "blueprint/result.h"
+#include "system/apply_steps.h"
 #include "switch/switch_set.h"
 
 namespace hpn::sw {
@@ -103,15 +104,8 @@ class SwitchOps {
   virtual Status undo(const Change& change) = 0;
 };
 
-struct ApplyOutcome {
-  size_t applied = 0;
-  std::optional<size_t> failed_step;  // index into the plan (interrupted: the step not made)
-  std::string error;
-  bool interrupted = false;
-  std::vector<size_t> undone;  // newest first
-  std::vector<std::string> undo_errors;
-  bool ok() const { return !failed_step; }
-};
+// What an apply did: system/apply_steps.h, shared with the other apply.
+using hpn::ApplyOutcome;
 
 // Applies in order; at the first failure, or when `stop` (asked before each
 // step) says so, undoes every step made, newest first, going on past an
