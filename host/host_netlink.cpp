@@ -45,16 +45,6 @@ Result<int> ifindex(const std::string& ifname) {
   return static_cast<int>(index);
 }
 
-Status write_sysctl(const std::string& key, const std::string& value) {
-  const int fd = open(sysctl_path(key).c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Error{fmt::format("sysctl {}: {}", key, std::strerror(errno))};
-  const bool ok = write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
-  const int saved = errno;
-  close(fd);
-  if (!ok) return Error{fmt::format("sysctl {}={}: {}", key, value, std::strerror(saved))};
-  return {};
-}
-
 // RTM_NEWLINK of kind "bond" with its options as raw IFLA_BOND_* attributes
 // (libnl 3.7 has no setters for them; linux/if_link.h, bond_netlink.c).
 Status create_bond(nl_sock* sk, const ProfileBond& b) {

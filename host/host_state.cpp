@@ -31,12 +31,6 @@ const LinkState* HostState::link(const std::string& name) const {
   return nullptr;
 }
 
-std::string sysctl_path(const std::string& key) {
-  std::string path = "/proc/sys/" + key;
-  std::replace(path.begin() + 10, path.end(), '.', '/');
-  return path;
-}
-
 std::string protocol_name(int protocol) {
   switch (protocol) {
     case RTPROT_UNSPEC: return "unspec";
@@ -118,18 +112,6 @@ Result<BondDump> read_bonds() {
   }
   if (int err = nl_recvmsgs_default(sk->get()); err < 0) return nl::error("read bonds", err);
   return dump;
-}
-
-std::optional<std::string> read_sysctl(const std::string& key) {
-  const int fd = open(sysctl_path(key).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char buf[64];
-  const ssize_t n = read(fd, buf, sizeof buf);
-  close(fd);
-  if (n < 0) return std::nullopt;
-  std::string value(buf, static_cast<size_t>(n));
-  while (!value.empty() && (value.back() == '\n' || value.back() == ' ')) value.pop_back();
-  return value;
 }
 
 }  // namespace

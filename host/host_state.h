@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "blueprint/result.h"
+#include "system/sysctl.h"
 #include "host/host_profile.h"
 
 namespace hpn::host {
@@ -93,10 +94,6 @@ struct HostState {
 
   const LinkState* link(const std::string& name) const;
 };
-
-// /proc/sys path of a dotted key: "net.ipv4.conf.bond1.arp_announce" ->
-// "/proc/sys/net/ipv4/conf/bond1/arp_announce".
-std::string sysctl_path(const std::string& key);
 
 // Reads the state of the calling thread's network namespace (run it inside
 // lab::run_in_netns for another one), with the values of `sysctl_keys`.

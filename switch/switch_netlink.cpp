@@ -16,6 +16,7 @@
 
 #include "blueprint/mac.h"
 #include "system/nl_util.h"
+#include "system/sysctl.h"
 
 namespace hpn::sw {
 
@@ -25,34 +26,6 @@ namespace {
 
 using Link = std::unique_ptr<rtnl_link, nl::Deleter<rtnl_link, rtnl_link_put>>;
 using AddrObj = std::unique_ptr<rtnl_addr, nl::Deleter<rtnl_addr, rtnl_addr_put>>;
-
-std::string sysctl_path(const std::string& key) {
-  std::string path = "/proc/sys/" + key;
-  std::replace(path.begin() + 10, path.end(), '.', '/');
-  return path;
-}
-
-std::optional<std::string> read_sysctl(const std::string& key) {
-  const int fd = open(sysctl_path(key).c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  char buf[128];
-  const ssize_t n = read(fd, buf, sizeof buf);
-  close(fd);
-  if (n < 0) return std::nullopt;
-  std::string value(buf, static_cast<size_t>(n));
-  while (!value.empty() && (value.back() == '\n' || value.back() == ' ' || value.back() == '\t')) value.pop_back();
-  return value;
-}
-
-Status write_sysctl(const std::string& key, const std::string& value) {
-  const int fd = open(sysctl_path(key).c_str(), O_WRONLY | O_CLOEXEC);
-  if (fd < 0) return Error{fmt::format("sysctl {}: {}", key, std::strerror(errno))};
-  const bool ok = write(fd, value.data(), value.size()) == static_cast<ssize_t>(value.size());
-  const int saved = errno;
-  close(fd);
-  if (!ok) return Error{fmt::format("sysctl {}={}: {}", key, value, std::strerror(saved))};
-  return {};
-}
 
 // One RTM_SETLINK on an existing link with only the attribute asked for.
 Status edit_link(nl_sock* sk, const std::string& name, ChangeKind kind, const std::string& value) {

@@ -112,7 +112,7 @@ TEST_CASE("host profile: a sysctl key cannot reach outside /proc/sys/net", "[hos
   }
   CHECK(error_of(edited([](auto& j) { j["sysctls"][0]["value"] = "1; reboot"; })) ==
         "h0.json: /sysctls/0/value: '1; reboot' is not a decimal number");
-  CHECK(sysctl_path("net.ipv4.conf.bond1.arp_announce") == "/proc/sys/net/ipv4/conf/bond1/arp_announce");
+  CHECK(hpn::sysctl_path("net.ipv4.conf.bond1.arp_announce") == "/proc/sys/net/ipv4/conf/bond1/arp_announce");
 }
 
 TEST_CASE("host profile: a missing file and a directory are errors, not crashes", "[host]") {
