@@ -27,10 +27,10 @@ enum class BondMode { balance_xor, lacp, active_backup };
 std::string_view to_string(BondMode mode);  // the kernel's names: balance-xor, 802.3ad, active-backup
 bool parse_bond_mode(std::string_view text, BondMode& out);
 
-inline constexpr int kMainTable = 254;
 // Back-end bond N routes in table 1000 + N, chosen by a rule on its source
 // address at priority 1000 + N: eight bonds share one back-end prefix, and
-// each must leave by its own rail. The lab routes its hosts by these tables.
+// each must leave by its own rail. The lab routes its hosts by these tables
+// (lab/routing.h kHostTableBase, held equal by a static_assert).
 inline constexpr int kBackendTableBase = 1000;
 
 enum class JsonType { string, integer, boolean, array, object };

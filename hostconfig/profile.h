@@ -26,6 +26,8 @@
 
 namespace hpn {
 
+inline constexpr int kMainTable = 254;
+
 struct BondMember {
   std::string port;             // the host port: the blueprint names the netdev
   int speed_gbps = 0;
