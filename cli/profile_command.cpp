@@ -13,12 +13,12 @@
 
 #include "blueprint/store.h"
 #include "blueprint/diagnostics.h"
-#include "planner/nic_map.h"
-#include "planner/profile.h"
-#include "planner/profile_files.h"
-#include "planner/profile_json.h"
-#include "planner/profile_output.h"
-#include "planner/profile_paths.h"
+#include "hostconfig/nic_map.h"
+#include "hostconfig/profile.h"
+#include "hostconfig/profile_files.h"
+#include "hostconfig/profile_json.h"
+#include "hostconfig/profile_output.h"
+#include "hostconfig/profile_paths.h"
 
 namespace hpn::cli {
 

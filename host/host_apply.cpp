@@ -32,15 +32,6 @@ const char* to_string(ChangeKind kind) {
 
 namespace {
 
-const char* mode_name(BondModeKind m) {
-  switch (m) {
-    case BondModeKind::balance_xor: return "balance-xor";
-    case BondModeKind::lacp: return "802.3ad";
-    case BondModeKind::active_backup: return "active-backup";
-  }
-  return "?";
-}
-
 std::string hops_text(const std::vector<NextHopState>& hops) {
   std::string out;
   for (const auto& h : hops) {
@@ -82,7 +73,7 @@ std::string Change::text() const {
       return old_value.empty() ? fmt::format("+ sysctl {} = {}", target, value)
                                : fmt::format("~ sysctl {} {} -> {}", target, old_value, value);
     case ChangeKind::create_bond: {
-      std::string t = fmt::format("+ bond {} mode {}", target, mode_name(bond->mode));
+      std::string t = fmt::format("+ bond {} mode {}", target, to_string(bond->mode));
       if (bond->layer34) t += " xmit_hash_policy layer3+4";
       if (bond->arp_monitor) {
         std::string targets;
@@ -98,7 +89,7 @@ std::string Change::text() const {
     case ChangeKind::bond_options:
       return fmt::format("~ bond {} mode {} xmit_hash_policy {} {} -> mode {} xmit_hash_policy {} {}", target,
                          old_bond.mode, old_bond.xmit_hash_policy.empty() ? "-" : old_bond.xmit_hash_policy,
-                         monitor_text(old_bond), mode_name(bond->mode), hash_policy(*bond), monitor_text(*bond));
+                         monitor_text(old_bond), to_string(bond->mode), hash_policy(*bond), monitor_text(*bond));
     case ChangeKind::release: return fmt::format("~ master {} {} -> none", target, old_value);
     case ChangeKind::remove_address:
       return fmt::format("- addr {} dev {}{}", prefix.text(), target, no_prefix_route ? " noprefixroute" : "");
@@ -205,7 +196,7 @@ std::vector<std::string> sysctl_keys(const ApplyProfile& profile, const ApplyOpt
 namespace {
 
 bool same_bond(const ProfileBond& b, const BondState& s) {
-  if (s.mode != mode_name(b.mode) || s.xmit_hash_policy != hash_policy(b)) return false;
+  if (s.mode != to_string(b.mode) || s.xmit_hash_policy != hash_policy(b)) return false;
   if (!b.arp_monitor) return s.arp_interval_ms == 0 && s.miimon_ms == b.miimon_ms;
   std::vector<std::string> want = b.arp_targets, have = s.arp_targets;
   std::sort(want.begin(), want.end());
@@ -664,7 +655,7 @@ nlohmann::ordered_json change_json(const Change& c) {
       break;
     case ChangeKind::create_bond:
       j["dev"] = c.target;
-      j["mode"] = mode_name(c.bond->mode);
+      j["mode"] = std::string(to_string(c.bond->mode));
       j["mac"] = hpn::to_string(c.bond->mac);
       j["mtu"] = c.bond->mtu;
       break;
@@ -690,7 +681,7 @@ nlohmann::ordered_json change_json(const Change& c) {
       j["from"] = {{"mode", c.old_bond.mode}, {"xmit_hash_policy", c.old_bond.xmit_hash_policy},
                    {"miimon", c.old_bond.miimon_ms}, {"arp_interval", c.old_bond.arp_interval_ms},
                    {"arp_ip_target", c.old_bond.arp_targets}};
-      j["to"] = {{"mode", mode_name(c.bond->mode)}, {"xmit_hash_policy", hash_policy(*c.bond)},
+      j["to"] = {{"mode", std::string(to_string(c.bond->mode))}, {"xmit_hash_policy", hash_policy(*c.bond)},
                  {"miimon", c.bond->arp_monitor ? 0 : c.bond->miimon_ms},
                  {"arp_interval", c.bond->arp_monitor ? c.bond->arp_interval_ms : 0},
                  {"arp_ip_target", c.bond->arp_monitor ? c.bond->arp_targets : std::vector<std::string>{}}};

@@ -57,8 +57,8 @@ Status create_bond(nl_sock* sk, const ProfileBond& b) {
   nlattr* info = nla_nest_start(msg, IFLA_LINKINFO);
   built = built && info != nullptr && nla_put_string(msg, IFLA_INFO_KIND, "bond") == 0;
   nlattr* data = nla_nest_start(msg, IFLA_INFO_DATA);
-  const std::uint8_t mode = b.mode == BondModeKind::balance_xor ? kBondModeXor
-                            : b.mode == BondModeKind::lacp      ? kBondMode8023ad
+  const std::uint8_t mode = b.mode == BondMode::balance_xor ? kBondModeXor
+                            : b.mode == BondMode::lacp      ? kBondMode8023ad
                                                                 : kBondModeActiveBackup;
   // The mode first: the kernel applies options in attribute order, and the
   // others are checked against it.
@@ -147,7 +147,7 @@ Status set_bond_options(nl_sock* sk, const std::string& name, const BondState& b
 
 BondState bond_state_of(const ProfileBond& b) {
   BondState s;
-  s.mode = b.mode == BondModeKind::balance_xor ? "balance-xor" : b.mode == BondModeKind::lacp ? "802.3ad" : "active-backup";
+  s.mode = std::string(to_string(b.mode));
   s.xmit_hash_policy = b.layer34 ? "layer3+4" : "layer2";
   if (b.arp_monitor) {
     s.arp_interval_ms = b.arp_interval_ms;

@@ -15,7 +15,7 @@
 #include <set>
 #include <sstream>
 
-#include "blueprint/diagnostics.h"
+#include "blueprint/host_profile_format.h"
 
 namespace hpn::host {
 
@@ -120,13 +120,13 @@ class Checker {
   explicit Checker(const json& root) : root_(root) {}
 
   ApplyProfile run() {
-    const json& r = object(root_, "");
-    allow_keys(r, "", {"format", "version", "host", "node_id", "state", "location", "blueprint", "bond_mode",
-                       "bonds", "sysctls", "path_classes", "ncclx_topology", "env", "disjoint_source_ports"});
-    if (string(r, "", "format") != "hpnctl-host-profile") {
+    // Unknown keys, missing ones and wrong types, as the one description has them.
+    if (auto problem = check_profile_shape(root_)) fail(problem->pointer, problem->message);
+    const json& r = root_;
+    if (string(r, "", "format") != kProfileFormat) {
       fail("/format", "not an hpnctl host profile (expected \"hpnctl-host-profile\"; see hpnctl-profile(1))");
     }
-    if (integer(r, "", "version", 0, 1000) != 1) fail("/version", "profile version 1 is the only one this hpnctl reads");
+    if (integer(r, "", "version", 0, 1000) != kProfileVersion) fail("/version", "profile version 1 is the only one this hpnctl reads");
     ApplyProfile p;
     p.host = string(r, "", "host");
     if (p.host.empty() || p.host.size() > 253 ||
@@ -134,10 +134,7 @@ class Checker {
       fail("/host", "not a host name");
     }
     p.node_id = static_cast<std::uint32_t>(integer(r, "", "node_id", 0, 16777214));
-    for (const char* key : {"location", "blueprint", "ncclx_topology", "env", "disjoint_source_ports"}) {
-      if (r.contains(key)) object(r.at(key), fmt::format("/{}", key));
-    }
-    if (r.contains("path_classes")) array(r.at("path_classes"), "/path_classes", 0, 16);
+    array(r.at("path_classes"), "/path_classes", 0, 16);
     const json& bonds = array(member(r, "", "bonds"), "/bonds", 1, 64);
     std::set<std::string> names, ports;
     for (size_t i = 0; i < bonds.size(); ++i) {
@@ -164,21 +161,12 @@ class Checker {
     throw Invalid{pointer.empty() ? "/" : pointer, message};
   }
 
-  static const char* type_name(const json& v) {
-    if (v.is_null()) return "null";
-    if (v.is_boolean()) return "a boolean";
-    if (v.is_number()) return "a number";
-    if (v.is_string()) return "a string";
-    if (v.is_array()) return "an array";
-    return "an object";
-  }
-
   const json& object(const json& v, const std::string& at) {
-    if (!v.is_object()) fail(at, fmt::format("expected an object, found {}", type_name(v)));
+    if (!v.is_object()) fail(at, fmt::format("expected an object, found {}", json_type_name(v)));
     return v;
   }
   const json& array(const json& v, const std::string& at, size_t min, size_t max) {
-    if (!v.is_array()) fail(at, fmt::format("expected an array, found {}", type_name(v)));
+    if (!v.is_array()) fail(at, fmt::format("expected an array, found {}", json_type_name(v)));
     if (v.size() < min || v.size() > max) fail(at, fmt::format("expected {} to {} entries, found {}", min, max, v.size()));
     return v;
   }
@@ -187,17 +175,10 @@ class Checker {
     if (it == obj.end()) fail(at, fmt::format("missing key '{}'", key));
     return *it;
   }
-  void allow_keys(const json& obj, const std::string& at, const std::vector<std::string>& known) {
-    for (const auto& [key, value] : obj.items()) {
-      if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-      const std::string guess = closest_match(key, known);
-      fail(at + "/" + key, fmt::format("unknown key '{}'{}", key, guess.empty() ? "" : fmt::format("; did you mean '{}'?", guess)));
-    }
-  }
   std::string string(const json& obj, const std::string& at, const char* key, size_t max = 256) {
     const json& v = member(obj, at, key);
     const std::string here = fmt::format("{}/{}", at, key);
-    if (!v.is_string()) fail(here, fmt::format("expected a string, found {}", type_name(v)));
+    if (!v.is_string()) fail(here, fmt::format("expected a string, found {}", json_type_name(v)));
     const auto& s = v.get_ref<const std::string&>();
     if (s.size() > max) fail(here, fmt::format("longer than {} characters", max));
     return s;
@@ -211,7 +192,7 @@ class Checker {
   std::int64_t integer(const json& obj, const std::string& at, const char* key, std::int64_t min, std::int64_t max) {
     const json& v = member(obj, at, key);
     const std::string here = fmt::format("{}/{}", at, key);
-    if (!v.is_number_integer()) fail(here, fmt::format("expected an integer, found {}", type_name(v)));
+    if (!v.is_number_integer()) fail(here, fmt::format("expected an integer, found {}", json_type_name(v)));
     std::int64_t n = 0;
     if (v.is_number_unsigned()) {
       const auto u = v.get<std::uint64_t>();
@@ -250,8 +231,6 @@ class Checker {
 
   MemberPort member_port(const json& v, const std::string& at) {
     object(v, at);
-    allow_keys(v, at, {"port", "speed_gbps", "cable", "peer", "peer_port", "plane", "gateway_ipv4", "gateway_ipv6", "gateway_mac",
-                       "match"});
     MemberPort m;
     m.port = ifname(v, at, "port");
     m.gateway_ipv4 = address(v, at, "gateway_ipv4", 4);
@@ -261,10 +240,9 @@ class Checker {
       if (!parse_mac(mac, b)) fail(at + "/gateway_mac", fmt::format("'{}' is not a MAC address", mac));
       m.gateway_mac = b;
     }
-    if (v.contains("match") && !v["match"].is_null()) {
+    if (v.contains("match")) {
       const std::string mat = at + "/match";
       object(v["match"], mat);
-      allow_keys(v["match"], mat, {"ifname", "mac", "pci", "rdma", "by"});
       if (!v["match"].contains("ifname") || v["match"]["ifname"].is_null()) {
         m.match_ifname.clear();
       } else {
@@ -282,8 +260,6 @@ class Checker {
 
   ProfileBond bond(const json& v, const std::string& at) {
     object(v, at);
-    allow_keys(v, at, {"name", "nic", "network", "members", "mac", "mtu", "ipv4", "ipv6", "mode", "xmit_hash_policy",
-                       "speed_gbps", "monitor", "lacp_rate", "table", "routes", "rules", "rdma_device"});
     ProfileBond b;
     b.name = ifname(v, at, "name");
     b.nic = static_cast<int>(integer(v, at, "nic", 0, 255));
@@ -297,10 +273,7 @@ class Checker {
     b.ipv4 = prefix(v, at, "ipv4", 4);
     b.ipv6 = prefix(v, at, "ipv6", 6);
     const std::string mode = string(v, at, "mode");
-    if (mode == "balance-xor") b.mode = BondModeKind::balance_xor;
-    else if (mode == "802.3ad") b.mode = BondModeKind::lacp;
-    else if (mode == "active-backup") b.mode = BondModeKind::active_backup;
-    else fail(at + "/mode", fmt::format("'{}' is not balance-xor, 802.3ad or active-backup", mode));
+    if (!parse_bond_mode(mode, b.mode)) fail(at + "/mode", fmt::format("'{}' is not balance-xor, 802.3ad or active-backup", mode));
     const std::string hash = optional_string(v, at, "xmit_hash_policy");
     if (!hash.empty() && hash != "layer3+4") fail(at + "/xmit_hash_policy", fmt::format("'{}': only layer3+4 (or null)", hash));
     b.layer34 = !hash.empty();
@@ -308,8 +281,7 @@ class Checker {
     const json& mon = object(member(v, at, "monitor"), mon_at);
     const std::string kind = string(mon, mon_at, "kind");
     if (kind == "arp") {
-      allow_keys(mon, mon_at, {"kind", "arp_interval_ms", "arp_ip_targets", "arp_validate", "arp_all_targets"});
-      if (b.mode == BondModeKind::lacp) fail(mon_at + "/kind", "the kernel refuses ARP monitoring in 802.3ad");
+      if (b.mode == BondMode::lacp) fail(mon_at + "/kind", "the kernel refuses ARP monitoring in 802.3ad");
       b.arp_monitor = true;
       b.arp_interval_ms = static_cast<int>(integer(mon, mon_at, "arp_interval_ms", 1, 65535));
       const json& targets = array(member(mon, mon_at, "arp_ip_targets"), mon_at + "/arp_ip_targets", 1, 16);
@@ -326,13 +298,12 @@ class Checker {
       b.arp_validate_all = validate == "all";
       if (string(mon, mon_at, "arp_all_targets") != "any") fail(mon_at + "/arp_all_targets", "only \"any\" is supported");
     } else if (kind == "mii") {
-      allow_keys(mon, mon_at, {"kind", "miimon_ms"});
       b.miimon_ms = static_cast<int>(integer(mon, mon_at, "miimon_ms", 1, 65535));
     } else {
       fail(mon_at + "/kind", fmt::format("'{}' is not arp or mii", kind));
     }
     if (v.contains("lacp_rate")) {
-      if (b.mode != BondModeKind::lacp) fail(at + "/lacp_rate", "lacp_rate is for 802.3ad only");
+      if (b.mode != BondMode::lacp) fail(at + "/lacp_rate", "lacp_rate is for 802.3ad only");
       if (string(v, at, "lacp_rate") != "fast") fail(at + "/lacp_rate", "only \"fast\"");
       b.lacp_fast = true;
     }
@@ -357,7 +328,6 @@ class Checker {
 
   ProfileRoute route(const json& v, const std::string& at) {
     object(v, at);
-    allow_keys(v, at, {"family", "to", "via", "table"});
     ProfileRoute r;
     r.family = family(v, at);
     auto to = prefix(v, at, "to", r.family);
@@ -378,7 +348,6 @@ class Checker {
 
   ProfileRule rule(const json& v, const std::string& at) {
     object(v, at);
-    allow_keys(v, at, {"family", "from", "table", "priority"});
     ProfileRule r;
     r.family = family(v, at);
     auto from = prefix(v, at, "from", r.family);
@@ -391,7 +360,6 @@ class Checker {
 
   ProfileSysctl sysctl(const json& v, const std::string& at) {
     object(v, at);
-    allow_keys(v, at, {"key", "value"});
     ProfileSysctl s{string(v, at, "key", 128), string(v, at, "value", 20)};
     // net.ipv4.* or net.ipv6.*, components of [a-z0-9_-]: the key becomes a
     // path under /proc/sys, so nothing else may reach the file system.

@@ -3,6 +3,8 @@
 // gateways, addresses, routes, rules and sysctls. The path classes and the
 // NCCL environment are not network state and are only checked for type.
 //
+// The keys and their types are those of blueprint/host_profile_format.h,
+// which the writer (hostconfig/profile_json.cpp) and the schema follow too.
 // A profile comes from outside (copied to the host, maybe edited by hand), so
 // the reader trusts nothing: a syntax error is `FILE:LINE:COL: message` with
 // the line and a caret, a value that is wrong is `FILE: /json/pointer: message`,
@@ -17,13 +19,16 @@
 #include <string_view>
 #include <vector>
 
+#include "blueprint/host_profile_format.h"
 #include "blueprint/mac.h"
 #include "blueprint/result.h"
 
 namespace hpn::host {
 
 // MACs are the blueprint's (blueprint/mac.h: the one scheme, its text form
-// and its parser).
+// and its parser), and so is the profile's format (blueprint/host_profile_format.h:
+// its keys and types, the bond modes, the routing tables).
+using hpn::BondMode;
 using hpn::Mac;
 
 // An address with its prefix length, in the kernel's canonical text
@@ -66,8 +71,6 @@ struct ProfileRule {
   int priority = 0;
 };
 
-enum class BondModeKind { balance_xor, lacp, active_backup };
-
 struct ProfileBond {
   std::string name;
   int nic = 0;
@@ -75,7 +78,7 @@ struct ProfileBond {
   Mac mac{};
   int mtu = 0;
   std::optional<Prefix> ipv4, ipv6;
-  BondModeKind mode = BondModeKind::balance_xor;
+  BondMode mode = BondMode::balance_xor;
   bool layer34 = false;  // xmit_hash_policy layer3+4
   bool arp_monitor = false;
   int arp_interval_ms = 0;

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "lab/faults.h"
-#include "planner/profile.h"
-#include "planner/profile_json.h"
+#include "hostconfig/profile.h"
+#include "hostconfig/profile_json.h"
 #include "switchconfig/linux_sysctl.h"
 
 namespace hpn::lab {

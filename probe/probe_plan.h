@@ -158,7 +158,7 @@ struct DisjointPaths {
   std::vector<Entry> entries;
 };
 DisjointPaths learn_disjoint_paths(const Blueprint& bp, const ObservationSet& seen);
-// The file `hpnctl profile --paths` reads (planner/profile_paths.h): per host,
+// The file `hpnctl profile --paths` reads (hostconfig/profile_paths.h): per host,
 // bond and destination host the union of its ports' disjoint source ports
 // (the two ports of a bond are in different planes, whose paths never
 // meet), with what each port measured kept beside it.

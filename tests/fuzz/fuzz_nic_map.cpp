@@ -1,9 +1,9 @@
-// The NIC map reader (planner/nic_map.h) that `hpnctl profile --nic-map`
+// The NIC map reader (hostconfig/nic_map.h) that `hpnctl profile --nic-map`
 // takes: a host's `ip -j link`, `rdma -j link`, or a hand-written YAML map.
 // What it accepts maps every planned port, each to its own interface.
 #include <set>
 
-#include "planner/nic_map.h"
+#include "hostconfig/nic_map.h"
 #include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

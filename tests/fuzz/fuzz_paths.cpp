@@ -1,7 +1,7 @@
-// The `hpnctl-paths` file reader (planner/profile_paths.h) that
+// The `hpnctl-paths` file reader (hostconfig/profile_paths.h) that
 // `hpnctl profile --paths` takes: JSON written by verify, maybe edited.
 // What it accepts keeps the promised order: ports ascending and distinct.
-#include "planner/profile_paths.h"
+#include "hostconfig/profile_paths.h"
 #include "fuzz_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

@@ -159,7 +159,7 @@ class FakeHost final : public HostOps {
           break;
         }
         BondState b;
-        b.mode = c.bond->mode == BondModeKind::balance_xor ? "balance-xor" : "802.3ad";
+        b.mode = c.bond->mode == BondMode::balance_xor ? "balance-xor" : "802.3ad";
         b.xmit_hash_policy = c.bond->layer34 ? "layer3+4" : "layer2";
         b.arp_interval_ms = c.bond->arp_monitor ? c.bond->arp_interval_ms : 0;
         b.arp_targets = c.bond->arp_monitor ? c.bond->arp_targets : std::vector<std::string>{};

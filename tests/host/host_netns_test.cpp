@@ -656,7 +656,7 @@ TEST_CASE("host apply names a host's own ports as planned from a profile --nic-m
     ports += fmt::format(" {}={}", l["ifname"].get<std::string>(), l["address"].get<std::string>());
   }
   REQUIRE(mac.size() == 4);
-  auto udev = sh(quote(hpn::test::source_path("tests/profile/link_parse.sh").string()) + " " + quote((prof / "link").string()) + ports);
+  auto udev = sh(quote(hpn::test::source_path("tests/hostconfig/link_parse.sh").string()) + " " + quote((prof / "link").string()) + ports);
   if (udev.rc == 77) hpn::test::skip("udev cannot run here: " + udev.out);
   INFO(udev.out);
   CHECK(udev.rc == 0);
@@ -664,7 +664,7 @@ TEST_CASE("host apply names a host's own ports as planned from a profile --nic-m
                                                                           {"enp94s0f0np0", "nic2p1"}, {"enp94s0f1np1", "nic2p2"}}) {
     CHECK(udev.out.find(fmt::format("{} -> {} (/etc/systemd/network/10-hpnctl-{}.link)", kernel, planned, planned)) != std::string::npos);
   }
-  auto networkd = sh(quote(hpn::test::source_path("tests/profile/networkd_parse.sh").string()) + " " + quote((prof / "networkd").string()));
+  auto networkd = sh(quote(hpn::test::source_path("tests/hostconfig/networkd_parse.sh").string()) + " " + quote((prof / "networkd").string()));
   INFO(networkd.out);
   CHECK((networkd.rc == 0 || networkd.rc == 77));
   hpn::test::TempDir root;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "blueprint/host_profile_format.h"
 #include "host/host_profile.h"
 #include "host/host_state.h"
 #include "host_fixture.h"
@@ -44,7 +45,7 @@ TEST_CASE("host profile: the lab pod's profile is read with every bond, member, 
   REQUIRE(b.ipv4);
   CHECK(b.ipv4->text() == "10.0.0.16/27");
   CHECK(b.ipv6->text() == "fd48:504e::10/64");
-  CHECK(b.mode == BondModeKind::balance_xor);
+  CHECK(b.mode == BondMode::balance_xor);
   CHECK(b.layer34);
   CHECK(b.arp_monitor);
   CHECK(b.arp_targets == std::vector<std::string>{"10.0.0.1", "10.0.0.2"});
@@ -123,4 +124,60 @@ TEST_CASE("host profile: a missing file and a directory are errors, not crashes"
   auto directory = read_apply_profile(dir.path().string());
   REQUIRE_FALSE(directory.ok());
   CHECK(directory.error().message == dir.path().string() + ": is a directory, not a host profile");
+}
+
+namespace {
+
+const char* article(hpn::JsonType type) {
+  switch (type) {
+    case hpn::JsonType::string: return "a string";
+    case hpn::JsonType::integer: return "an integer";
+    case hpn::JsonType::boolean: return "a boolean";
+    case hpn::JsonType::array: return "an array";
+    case hpn::JsonType::object: return "an object";
+  }
+  return "?";
+}
+
+}  // namespace
+
+// Driven by the one description (blueprint/host_profile_format.h): every key
+// it names is type-checked and required as it says, so retyping a key there
+// changes what the reader accepts.
+TEST_CASE("host profile: every key of the description is required and typed as it says", "[host]") {
+  const std::pair<const char*, const char*> objects[] = {
+      {"profile", ""},
+      {"location", "/location"},
+      {"blueprint", "/blueprint"},
+      {"bond", "/bonds/1"},
+      {"member", "/bonds/1/members/0"},
+      {"monitor_arp", "/bonds/1/monitor"},
+      {"route", "/bonds/1/routes/0"},
+      {"rule", "/bonds/1/rules/0"},
+      {"sysctl", "/sysctls/0"},
+      {"path_class", "/path_classes/0"},
+      {"leg", "/path_classes/0/longest_path/0"},
+      {"dqplb", "/path_classes/0/dqplb"},
+      {"ncclx_topology", "/ncclx_topology"},
+      {"disjoint_source_ports", "/disjoint_source_ports"},
+  };
+  const hpn::ProfileFormat& format = hpn::host_profile_format();
+  int keys = 0;
+  for (const auto& [object, at] : objects) {
+    const hpn::ProfileObject* o = format.find(object);
+    REQUIRE(o != nullptr);
+    for (const auto& key : o->keys) {
+      const std::string here = std::string(at) + "/" + std::string(key.name);
+      INFO(here);
+      const bool is_string = key.type == hpn::JsonType::string;
+      CHECK(error_of(edited([&](auto& j) { j[nlohmann::json::json_pointer(here)] = is_string ? nlohmann::json(5) : nlohmann::json("x"); })) ==
+            fmt::format("h0.json: {}: expected {}, found {}", here, article(key.type), is_string ? "a number" : "a string"));
+      if (key.required) {
+        CHECK(error_of(edited([&](auto& j) { j[nlohmann::json::json_pointer(at)].erase(std::string(key.name)); })) ==
+              fmt::format("h0.json: {}: missing key '{}'", *at ? at : "/", key.name));
+      }
+      ++keys;
+    }
+  }
+  CHECK(keys > 80);
 }

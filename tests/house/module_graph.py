@@ -27,9 +27,12 @@ ALLOWED = {
     "probe": {"blueprint"},
     "validator": {"blueprint", "probe"},
     "switchconfig": {"blueprint", "planner"},
+    "hostconfig": {"blueprint", "planner"},
     "switch": {"blueprint", "system", "switchconfig"},
-    "lab": {"blueprint", "system", "host", "switch", "planner", "probe", "validator", "switchconfig"},
-    "cli": {"blueprint", "system", "host", "switch", "planner", "probe", "validator", "switchconfig", "lab"},
+    "lab": {"blueprint", "system", "host", "switch", "planner", "probe", "validator", "switchconfig",
+            "hostconfig"},
+    "cli": {"blueprint", "system", "host", "switch", "planner", "probe", "validator", "switchconfig",
+            "hostconfig", "lab"},
 }
 # A folder's library (or libraries) as CMake names them.
 LIBRARIES = {f"hpn_{folder}": folder for folder in ALLOWED if folder != "cli"}

@@ -1,4 +1,4 @@
-#include "planner/profile_paths.h"
+#include "hostconfig/profile_paths.h"
 
 #include "blueprint/input_file.h"
 #include "blueprint/json_shape.h"

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "planner/path_class.h"
-#include "planner/profile.h"
+#include "hostconfig/path_class.h"
+#include "hostconfig/profile.h"
 #include "planner/spec.h"
 
 namespace hpn {

@@ -14,7 +14,7 @@
 // @placeholders@, so that nothing half-known is installed by accident.
 #include <fmt/format.h>
 
-#include "planner/profile_files.h"
+#include "hostconfig/profile_files.h"
 
 namespace hpn {
 

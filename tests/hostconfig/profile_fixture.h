@@ -8,7 +8,7 @@
 #include <string>
 
 #include "planner/plan.h"
-#include "planner/profile.h"
+#include "hostconfig/profile.h"
 #include "planner/spec_loader.h"
 #include "test_util.h"
 

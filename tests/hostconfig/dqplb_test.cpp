@@ -1,7 +1,7 @@
 // DQPLB sizing: hand-computed cases, and NCCLX's caps over a sweep.
 #include <algorithm>
 
-#include "planner/dqplb.h"
+#include "hostconfig/dqplb.h"
 #include "profile_fixture.h"
 
 namespace {

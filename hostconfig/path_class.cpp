@@ -1,4 +1,4 @@
-#include "planner/path_class.h"
+#include "hostconfig/path_class.h"
 
 #include <cmath>
 #include <map>

@@ -1,4 +1,4 @@
-#include "planner/profile_json.h"
+#include "hostconfig/profile_json.h"
 
 namespace hpn {
 

@@ -3,7 +3,8 @@
 // per ToR, one IP and one MAC, RoCE LAG underneath) with ARP monitoring
 // toward both ToR gateways, its addresses, routes and sysctls; per path
 // class the transport settings (path_class.h, dqplb.h); and the NCCL/NCCLX
-// environment that carries them. The model is plain data; profile_json.h,
+// environment that carries them. The model is plain data; profile_json.h
+// (in the format blueprint/host_profile_format.h describes),
 // profile_networkd.h, profile_netplan.h and profile_env.h render it.
 #pragma once
 
@@ -14,26 +15,18 @@
 #include <unordered_map>
 #include <vector>
 
+#include "blueprint/host_profile_format.h"
 #include "blueprint/model.h"
 #include "blueprint/result.h"
-#include "planner/dqplb.h"
-#include "planner/nic_map.h"
-#include "planner/path_class.h"
-#include "planner/profile_paths.h"
+#include "hostconfig/dqplb.h"
+#include "hostconfig/nic_map.h"
+#include "hostconfig/path_class.h"
+#include "hostconfig/profile_paths.h"
 #include "planner/spec.h"
 
 namespace hpn {
 
-// The bonding modes mlx5 RoCE LAG accepts (FIELD.md section 4).
-enum class BondMode { balance_xor, lacp, active_backup };
-std::string_view to_string(BondMode mode);  // the kernel's names: balance-xor, 802.3ad, active-backup
-bool parse_bond_mode(std::string_view text, BondMode& out);
-
 inline constexpr int kMainTable = 254;
-// Back-end bond N routes in table 1000 + N, chosen by a rule on its source
-// address at priority 1000 + N: eight bonds share one back-end prefix, and
-// each must leave by its own rail.
-inline constexpr int kBackendTableBase = 1000;
 
 struct BondMember {
   std::string port;             // the host port: the blueprint names the netdev

@@ -1,5 +1,5 @@
 // --paths: the verify step's disjoint source ports, read and checked.
-#include "planner/profile_paths.h"
+#include "hostconfig/profile_paths.h"
 #include "profile_fixture.h"
 
 namespace {

@@ -1,4 +1,4 @@
-// NIC maps (planner/nic_map.h): a host's own `ip -j link` and `rdma -j
+// NIC maps (hostconfig/nic_map.h): a host's own `ip -j link` and `rdma -j
 // link`, or a YAML mapping, onto the plan's nicNpM; the .link files and udev
 // rules made from it, checked by udev's own parser and matcher
 // (link_parse.sh) and netplan generate.
@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <sstream>
 
-#include "planner/nic_map.h"
-#include "planner/profile_files.h"
-#include "planner/profile_json.h"
+#include "hostconfig/nic_map.h"
+#include "hostconfig/profile_files.h"
+#include "hostconfig/profile_json.h"
 #include "profile_fixture.h"
 #include "test_util.h"
 
@@ -194,6 +194,7 @@ TEST_CASE("profile/nic-map: the .link files and RDMA rules name what the map fou
   CHECK_THAT(nccl_env(p), Catch::Contains("NCCL_IB_HCA==bond1:1,bond2:1"));
   // profile.json carries the match for host apply.
   json j = json::parse(profile_json(p).dump());
+  CHECK_FALSE(check_profile_shape(j));  // the one description has the match too
   CHECK(j["bonds"][0]["members"][1]["match"] ==
         json({{"ifname", "enp59s0f1np1"}, {"mac", "b8:ce:f6:00:00:02"}, {"pci", "0000:3b:00.1"}, {"rdma", "mlx5_1"},
               {"by", "PCI order"}}));

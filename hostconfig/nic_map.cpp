@@ -1,4 +1,4 @@
-#include "planner/nic_map.h"
+#include "hostconfig/nic_map.h"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>

@@ -1,4 +1,4 @@
-#include "planner/profile_nccl.h"
+#include "hostconfig/profile_nccl.h"
 
 #include <fmt/format.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/profile_files.h"
+#include "hostconfig/profile_files.h"
 
 namespace hpn {
 

@@ -4,7 +4,7 @@
 #include <map>
 #include <set>
 
-#include "planner/path_class.h"
+#include "hostconfig/path_class.h"
 #include "profile_fixture.h"
 
 namespace {

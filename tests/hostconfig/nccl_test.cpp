@@ -4,9 +4,9 @@
 #include <map>
 #include <sstream>
 
-#include "planner/profile_files.h"
-#include "planner/profile_json.h"
-#include "planner/profile_nccl.h"
+#include "hostconfig/profile_files.h"
+#include "hostconfig/profile_json.h"
+#include "hostconfig/profile_nccl.h"
 #include "profile_fixture.h"
 
 namespace {

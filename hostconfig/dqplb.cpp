@@ -1,4 +1,4 @@
-#include "planner/dqplb.h"
+#include "hostconfig/dqplb.h"
 
 #include <fmt/format.h>
 

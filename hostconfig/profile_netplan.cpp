@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "planner/profile_files.h"
+#include "hostconfig/profile_files.h"
 
 namespace hpn {
 

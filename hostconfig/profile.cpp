@@ -1,33 +1,14 @@
-#include "planner/profile.h"
+#include "hostconfig/profile.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "hostconfig/profile_nccl.h"
 #include "planner/design_check.h"
-#include "planner/profile_nccl.h"
 #include "planner/spec_loader.h"
 
 namespace hpn {
-
-std::string_view to_string(BondMode mode) {
-  switch (mode) {
-    case BondMode::balance_xor: return "balance-xor";
-    case BondMode::lacp: return "802.3ad";
-    case BondMode::active_backup: return "active-backup";
-  }
-  return "?";
-}
-
-bool parse_bond_mode(std::string_view text, BondMode& out) {
-  for (BondMode m : {BondMode::balance_xor, BondMode::lacp, BondMode::active_backup}) {
-    if (text == to_string(m)) {
-      out = m;
-      return true;
-    }
-  }
-  return false;
-}
 
 namespace {
 

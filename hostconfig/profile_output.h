@@ -10,7 +10,7 @@
 #include <string>
 
 #include "blueprint/result.h"
-#include "planner/profile.h"
+#include "hostconfig/profile.h"
 
 namespace hpn {
 

@@ -1,4 +1,4 @@
-#include "planner/profile_output.h"
+#include "hostconfig/profile_output.h"
 
 #include "blueprint/atomic_file.h"
 #include "blueprint/names.h"
@@ -14,8 +14,8 @@
 #include <cstring>
 #include <filesystem>
 
-#include "planner/profile_files.h"
-#include "planner/profile_json.h"
+#include "hostconfig/profile_files.h"
+#include "hostconfig/profile_json.h"
 
 namespace hpn {
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/profile.h"
+#include "hostconfig/profile.h"
 
 namespace hpn {
 

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "blueprint/mac.h"
-#include "planner/profile.h"
+#include "hostconfig/profile.h"
 #include "profile_fixture.h"
 
 namespace {

@@ -5,9 +5,9 @@
 
 #include <filesystem>
 
-#include "planner/profile_files.h"
-#include "planner/profile_json.h"
-#include "planner/profile_output.h"
+#include "hostconfig/profile_files.h"
+#include "hostconfig/profile_json.h"
+#include "hostconfig/profile_output.h"
 #include "profile_fixture.h"
 #include "test_util.h"
 

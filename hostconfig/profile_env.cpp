@@ -2,8 +2,8 @@
 // the sysctl.d file; and the assembly of every file of a host.
 #include <fmt/format.h>
 
-#include "planner/profile_files.h"
-#include "planner/profile_json.h"
+#include "hostconfig/profile_files.h"
+#include "hostconfig/profile_json.h"
 
 namespace hpn {
 
