@@ -18,19 +18,10 @@
 #include "probe/observation.h"
 #include "probe/probe_plan.h"
 #include "blueprint/fabric_index.h"
+#include "lab/wiring.h"
 
-namespace hpn::validator {
+namespace hpn::fabricmodel {
 
-struct WiredCable {
-  PortRef a, z;
-  // "", "down", "drop-a-z", "drop-z-a", or "loss-a-z:N" / "loss-z-a:N" (N%
-  // of that direction's crossings lost at random, N a decimal), as the
-  // lab's wiring file names them (lab/wiring.h); or of a switch at
-  // one end, which is then the end's port's: "ioam-off-a" / "ioam-off-z"
-  // (it writes no IOAM record into what enters there), "icmp-off-a" /
-  // "icmp-off-z" (it sends no ICMPv6 error out of there).
-  std::string fault;
-};
 
 // One probe as the probe agent makes it (`probe send --retries`) and as
 // both ends record it: the sender's records (the answered attempt's
@@ -41,12 +32,27 @@ struct AgentProbe {
   std::vector<probe::ObservationRecord> sender, receiver;
 };
 
-// The blueprint's own wiring.
-std::vector<WiredCable> planned_wiring(const FabricIndex& fabric);
+// The blueprint's own wiring, every cable (front-end ones too), fault-free:
+// entry i is cable i, so a test or a fault mix changes cable i's ends or
+// fault in place. lab::planned_wiring() is the lab's (back-end cables only).
+std::vector<lab::WiredCable> planned_wiring(const FabricIndex& fabric);
+
+// A wired cable's ends as ports of the fabric (invalid where the end names
+// no port of its device), and moved: plugging an end into an invalid port
+// unplugs it, and the model takes the cable as not there.
+PortRef a_end(const FabricIndex& fabric, const lab::WiredCable& cable);
+PortRef z_end(const FabricIndex& fabric, const lab::WiredCable& cable);
+void plug_a(const FabricIndex& fabric, lab::WiredCable& cable, PortRef to);
+void plug_z(const FabricIndex& fabric, lab::WiredCable& cable, PortRef to);
+// Two cables' a (z) ends exchanged, as a technician's swap.
+void swap_a_ends(lab::WiredCable& x, lab::WiredCable& y);
+void swap_z_ends(lab::WiredCable& x, lab::WiredCable& y);
 
 class FabricModel {
  public:
-  FabricModel(const FabricIndex& fabric, std::vector<WiredCable> wiring);
+  // The model forwards on `wiring` (lab/wiring.h, the one wiring type): a
+  // cable whose end names no port of its device is not there.
+  FabricModel(const FabricIndex& fabric, const std::vector<lab::WiredCable>& wiring);
 
   // One probe from `host`'s port `port` to `dst`'s NIC `nic`, and the
   // listener's reply out of the port it arrived on. Lost probes get no reply.
@@ -100,7 +106,7 @@ class FabricModel {
   struct Peer {
     PortRef port;
     bool drops = false;  // this direction does not pass
-    double loss = 0;     // this direction's own random loss (a loss-*-* fault)
+    double loss = 0;     // this direction's own random loss (a loss fault)
   };
   bool lost_on(const Peer& p);  // this crossing of `p` lost at random
   // Of `n` datagrams crossing `p`, how many get across.
@@ -147,4 +153,4 @@ struct SimulatedRun {
 SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, const probe::PlanOptions& plan,
                              int attempts, int max_rounds = 8);
 
-}  // namespace hpn::validator
+}  // namespace hpn::fabricmodel

@@ -1,25 +1,47 @@
-#include "validator/simulate.h"
+#include "fabricmodel/forwarding_model.h"
 
 #include "probe/probe_rounds.h"
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <random>
 
 #include "probe/payload.h"
 
-namespace hpn::validator {
+namespace hpn::fabricmodel {
 
-std::vector<WiredCable> planned_wiring(const FabricIndex& f) {
-  std::vector<WiredCable> wiring;
-  for (size_t c = 0; c < f.blueprint().cables.size(); ++c) {
-    wiring.push_back({f.end_of(static_cast<int>(c), 0), f.end_of(static_cast<int>(c), 1), ""});
-  }
+std::vector<lab::WiredCable> planned_wiring(const FabricIndex& f) {
+  std::vector<lab::WiredCable> wiring;
+  for (const Cable& c : f.blueprint().cables) wiring.push_back({c.id, 0, c.a_device, c.a_port, c.z_device, c.z_port, {}});
   return wiring;
 }
 
-FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) : f_(f) {
+PortRef a_end(const FabricIndex& f, const lab::WiredCable& c) { return {c.a_device, f.port_by_name(c.a_device, c.a_port)}; }
+PortRef z_end(const FabricIndex& f, const lab::WiredCable& c) { return {c.z_device, f.port_by_name(c.z_device, c.z_port)}; }
+
+namespace {
+
+void plug(const FabricIndex& f, int& device, std::string& port, PortRef to) {
+  device = to.valid() ? to.device : 0;
+  port = to.valid() ? f.port(to).name : std::string();
+}
+
+}  // namespace
+
+void plug_a(const FabricIndex& f, lab::WiredCable& c, PortRef to) { plug(f, c.a_device, c.a_port, to); }
+void plug_z(const FabricIndex& f, lab::WiredCable& c, PortRef to) { plug(f, c.z_device, c.z_port, to); }
+
+void swap_a_ends(lab::WiredCable& x, lab::WiredCable& y) {
+  std::swap(x.a_device, y.a_device);
+  std::swap(x.a_port, y.a_port);
+}
+
+void swap_z_ends(lab::WiredCable& x, lab::WiredCable& y) {
+  std::swap(x.z_device, y.z_device);
+  std::swap(x.z_port, y.z_port);
+}
+
+FabricModel::FabricModel(const FabricIndex& f, const std::vector<lab::WiredCable>& wiring) : f_(f) {
   const Blueprint& bp = f.blueprint();
   peers_.resize(bp.devices.size());
   for (size_t d = 0; d < bp.devices.size(); ++d) {
@@ -31,19 +53,20 @@ FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) :
     no_record_[d].assign(peers_[d].size() + 1, false);
     no_answer_[d].assign(peers_[d].size() + 1, false);
   }
+  using lab::FaultKind;
   for (const auto& w : wiring) {
-    if (!w.a.valid() || !w.z.valid() || w.fault == "down") continue;
+    const PortRef a = a_end(f, w), z = z_end(f, w);
+    const lab::Fault& fault = w.fault;
+    if (!a.valid() || !z.valid() || fault.kind == FaultKind::down) continue;
     // A switch's own state at one end of the cable.
-    for (const auto& [prefix, flags] : {std::pair{"ioam-off-", &no_record_}, std::pair{"icmp-off-", &no_answer_}}) {
-      if (w.fault.rfind(prefix, 0) != 0) continue;
-      const PortRef at = w.fault.back() == 'a' ? w.a : w.z;
-      (*flags)[at.device][at.port] = true;
-    }
-    peers_[w.a.device][w.a.port] = {w.z, w.fault == "drop-a-z"};
-    peers_[w.z.device][w.z.port] = {w.a, w.fault == "drop-z-a"};
-    if (w.fault.rfind("loss-", 0) == 0 && w.fault.size() > 9) {
-      const double rate = std::strtod(w.fault.c_str() + 9, nullptr) / 100;
-      (w.fault.compare(5, 3, "a-z") == 0 ? peers_[w.a.device][w.a.port] : peers_[w.z.device][w.z.port]).loss = rate;
+    const PortRef at = fault.at_z ? z : a;
+    if (fault.kind == FaultKind::ioam_off) no_record_[at.device][at.port] = true;
+    if (fault.kind == FaultKind::icmp_off) no_answer_[at.device][at.port] = true;
+    const bool a_to_z = fault.direction == lab::Direction::a_to_z;
+    peers_[a.device][a.port] = {z, fault.kind == FaultKind::drop && a_to_z};
+    peers_[z.device][z.port] = {a, fault.kind == FaultKind::drop && !a_to_z};
+    if (fault.kind == FaultKind::loss) {
+      (a_to_z ? peers_[a.device][a.port] : peers_[z.device][z.port]).loss = fault.loss_percent / 100.0;
     }
   }
   host_port_.resize(bp.devices.size());
@@ -394,4 +417,4 @@ SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, 
   return run;
 }
 
-}  // namespace hpn::validator
+}  // namespace hpn::fabricmodel

@@ -1,10 +1,18 @@
-#include "lab/routing.h"
+#include "fabricmodel/routes.h"
 
 #include <algorithm>
 #include <map>
 #include <tuple>
 
-namespace hpn::lab {
+namespace hpn::fabricmodel {
+
+using lab::Fault;
+using lab::FaultKind;
+using lab::LabTopology;
+using lab::NextHop;
+using lab::Route;
+using lab::kHostTableBase;
+using lab::kMainTable;
 
 namespace {
 
@@ -178,4 +186,4 @@ std::vector<NodeRoutes> compute_routes(const Blueprint& bp, const LabTopology& t
   return out;
 }
 
-}  // namespace hpn::lab
+}  // namespace hpn::fabricmodel
