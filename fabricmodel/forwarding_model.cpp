@@ -41,7 +41,8 @@ void swap_z_ends(lab::WiredCable& x, lab::WiredCable& y) {
   std::swap(x.z_port, y.z_port);
 }
 
-FabricModel::FabricModel(const FabricIndex& f, const std::vector<lab::WiredCable>& wiring) : f_(f) {
+FabricModel::FabricModel(const FabricIndex& f, const std::vector<lab::WiredCable>& wiring)
+    : f_(f), routes_(f, wiring) {
   const Blueprint& bp = f.blueprint();
   peers_.resize(bp.devices.size());
   for (size_t d = 0; d < bp.devices.size(); ++d) {
@@ -69,7 +70,6 @@ FabricModel::FabricModel(const FabricIndex& f, const std::vector<lab::WiredCable
       (a_to_z ? peers_[a.device][a.port] : peers_[z.device][z.port]).loss = fault.loss_percent / 100.0;
     }
   }
-  host_port_.resize(bp.devices.size());
   links_to_.resize(bp.devices.size());
   up_.resize(bp.devices.size());
   for (size_t d = 0; d < bp.devices.size(); ++d) {
@@ -80,11 +80,6 @@ FabricModel::FabricModel(const FabricIndex& f, const std::vector<lab::WiredCable
       if (!far.valid()) continue;
       Role far_role = bp.devices[far.device].role;
       int port = static_cast<int>(i);
-      if (far_role == Role::host) {
-        uint64_t k = key(far.device, f.port(far).nic);
-        host_port_[d].emplace(k, port);  // the first port a host NIC is seen on
-        tors_with_[k].push_back(static_cast<int>(d));
-      }
       links_to_[d][far.device].push_back(port);
       if ((role == Role::tor && far_role == Role::agg) || (role == Role::agg && far_role == Role::core)) {
         up_[d].push_back(port);
@@ -158,28 +153,21 @@ uint64_t hash_tuple(uint32_t seed, const std::string& src, const std::string& ds
 
 }  // namespace
 
-PortRef FabricModel::route(int device, const std::string& src, const std::string& dst, int dst_host,
-                           int nic, int sport, int dport) const {
+PortRef FabricModel::route(int device, const std::string& src, const std::string& dst, int sport, int dport) const {
+  // The fabric's routes on this wiring (routes.h), one port of the ECMP
+  // set per five-tuple.
+  const std::vector<int>& ports = routes_.toward(device, dst);
+  if (ports.empty()) return {};  // no route: dropped here
+  // Between pods the cores forward by their core rules, which the model
+  // does not have: it leaves inter-pod forwarding to the lab, and loses
+  // what an aggregation switch would send up to a core.
   const Blueprint& bp = f_.blueprint();
-  uint64_t k = key(dst_host, nic);
-  // Deliver: a host route learned from the host's ARP on this port.
-  if (auto it = host_port_[device].find(k); it != host_port_[device].end()) return {device, it->second};
-  uint64_t h = hash_tuple(bp.devices[device].node_id, src, dst, sport, dport);
-  Role role = bp.devices[device].role;
-  if (role == Role::agg) {
-    // Down to the ToRs that have the host: one path per plane, unless miswired.
-    std::vector<int> down;
-    if (auto tors = tors_with_.find(k); tors != tors_with_.end()) {
-      for (int tor : tors->second) {
-        auto it = links_to_[device].find(tor);
-        if (it != links_to_[device].end()) down.insert(down.end(), it->second.begin(), it->second.end());
-      }
-    }
-    if (!down.empty()) return {device, down[h % down.size()]};
-    return {};  // the model leaves inter-pod forwarding to the lab
+  if (bp.devices[device].role == Role::agg && bp.devices[peers_[device][ports[0]].port.device].role == Role::core) {
+    return {};
   }
-  if (role == Role::tor && !up_[device].empty()) return {device, up_[device][h % up_[device].size()]};
-  return {};
+  if (ports.size() == 1) return {device, ports[0]};
+  const uint64_t h = hash_tuple(bp.devices[device].node_id, src, dst, sport, dport);
+  return {device, ports[h % ports.size()]};
 }
 
 probe::ObservationRecord FabricModel::send(PortRef from, const std::string& src_address, int dst_host,
@@ -211,7 +199,7 @@ probe::ObservationRecord FabricModel::send(PortRef from, const std::string& src_
       return o;
     }
     if (bp.devices[in.device].role == Role::host) return o;  // delivered to the wrong host
-    PortRef next = route(in.device, src_address, dst_address, dst_host, nic, sport, dport);
+    PortRef next = route(in.device, src_address, dst_address, sport, dport);
     if (!next.valid()) return o;
     --hop_limit;
     if (writes_record(in)) {
@@ -348,7 +336,7 @@ AgentProbe FabricModel::agent_train(int host, int port, int dst, int nic, int sp
       arrived = 0;  // delivered to the wrong host, which does not listen for it
       break;
     }
-    out = route(in.device, src_address, dst_address, dst, nic, sport, 17768);
+    out = route(in.device, src_address, dst_address, sport, 17768);
     if (!out.valid()) {
       arrived = 0;
       break;

@@ -4,9 +4,10 @@
 // benchmark use it; it is not a stand-in for the lab's evidence.
 //
 // Forwarding follows what the fabric's routing converges to on the actual
-// wiring: a ToR delivers to a host NIC it is cabled to, else hashes the
-// five-tuple over its uplinks; an aggregation switch sends down to the ToR
-// that has the host, else up; lost where nothing routes.
+// wiring, the one route computation of routes.h (FabricRoutes: HPN's eBGP,
+// valley-free, ECMP, host routes learned by the ToRs): each switch hashes
+// the five-tuple over its route's next hops; lost where nothing routes.
+// Switch probes to a loopback still take switch_probe's own rule.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include "probe/observation.h"
 #include "probe/probe_plan.h"
 #include "blueprint/fabric_index.h"
+#include "fabricmodel/routes.h"
 #include "lab/wiring.h"
 
 namespace hpn::fabricmodel {
@@ -114,8 +116,9 @@ class FabricModel {
   const Peer* peer(PortRef p) const;
   bool writes_record(PortRef in) const;  // IOAM on where `in` enters its switch
   bool answers_at(PortRef in) const;     // ICMPv6 errors go back out of `in`
-  PortRef route(int device, const std::string& src, const std::string& dst, int dst_host, int nic,
-                int sport, int dport) const;
+  // The port `device` sends the five-tuple's datagram out of; invalid when
+  // it has no route to `dst`.
+  PortRef route(int device, const std::string& src, const std::string& dst, int sport, int dport) const;
   probe::ObservationRecord send(PortRef from, const std::string& src_address, int dst_host, int nic,
                           const std::string& dst_address, int sport, int dport, uint64_t id,
                           probe::ProbeDirection direction);
@@ -125,9 +128,8 @@ class FabricModel {
 
   const FabricIndex& f_;
   std::vector<std::vector<Peer>> peers_;  // by device, by port index
-  // Routing state the fabric converges to on this wiring (built once):
-  std::vector<std::unordered_map<uint64_t, int>> host_port_;  // a switch's port to a host NIC
-  std::unordered_map<uint64_t, std::vector<int>> tors_with_;  // switches cabled to a host NIC
+  FabricRoutes routes_;  // what the fabric's routing converges to on this wiring
+  // Switch probes' forwarding (switch_probe):
   std::vector<std::unordered_map<int, std::vector<int>>> links_to_;  // ports toward a neighbour
   std::vector<std::vector<int>> up_;                                 // ToR and agg uplinks
   std::unordered_map<uint64_t, std::string> addresses_;             // host NIC -> bond IPv6

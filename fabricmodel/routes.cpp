@@ -1,6 +1,7 @@
 #include "fabricmodel/routes.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <tuple>
 
@@ -18,90 +19,6 @@ namespace {
 
 bool is_switch(Role role) { return role == Role::tor || role == Role::agg || role == Role::core; }
 
-// A BGP session as seen from one of its two switches.
-struct Session {
-  int peer = 0;  // node index
-  NextHop via;   // this switch's interface, the peer's link-local
-};
-
-struct Origin {
-  std::map<int, std::vector<NextHop>> at;  // originating node -> connected next hops (may be none)
-};
-
-// A node's best route to one prefix.
-struct Best {
-  bool valid = false;
-  std::vector<std::int64_t> as_path;  // as advertised onward, without this node's AS
-  std::vector<NextHop> nexthops;
-  friend bool operator==(const Best&, const Best&) = default;
-};
-
-class Solver {
- public:
-  Solver(const Blueprint& bp, const LabTopology& t) : bp_(bp), t_(t), sessions_(t.nodes.size()) {
-    for (const auto& link : t.links) {
-      const int a = t.node_of(link.a.device), z = t.node_of(link.z.device);
-      if (a == z || !carries_routing(link.fault) || !is_switch(role(a)) || !is_switch(role(z))) continue;
-      // Same AS on both ends would be iBGP, which the fabric does not run.
-      if (asn(a) == asn(z)) continue;
-      sessions_[a].push_back({z, {link.a.ifname, link.z.link_local}});
-      sessions_[z].push_back({a, {link.z.ifname, link.a.link_local}});
-    }
-  }
-
-  Role role(int node) const { return bp_.devices[t_.nodes[node].device].role; }
-  std::int64_t asn(int node) const {
-    const auto a = bp_.devices[t_.nodes[node].device].asn;
-    return a == kNone ? -1 - node : a;  // a switch without an ASN: unique private value
-  }
-
-  // Synchronous path-vector rounds until nothing changes. Shortest-AS-path
-  // preference with loop prevention converges (it is a "safe" BGP policy);
-  // the round cap only guards against a bug.
-  std::vector<Best> solve(const Origin& origin) const {
-    const size_t n = t_.nodes.size();
-    std::vector<Best> best(n);
-    for (auto& [node, connected] : origin.at) best[node] = {true, {}, connected};
-    for (size_t round = 0; round <= 2 * n + 2; ++round) {
-      std::vector<Best> next = best;
-      for (size_t node = 0; node < n; ++node) {
-        if (origin.at.count(static_cast<int>(node)) || !is_switch(role(static_cast<int>(node)))) continue;
-        next[node] = choose(static_cast<int>(node), best);
-      }
-      if (next == best) break;
-      best = std::move(next);
-    }
-    return best;
-  }
-
- private:
-  Best choose(int node, const std::vector<Best>& best) const {
-    Best out;
-    size_t shortest = SIZE_MAX;
-    for (const auto& s : sessions_[node]) {
-      const Best& peer = best[s.peer];
-      if (!peer.valid) continue;
-      std::vector<std::int64_t> path{asn(s.peer)};
-      path.insert(path.end(), peer.as_path.begin(), peer.as_path.end());
-      if (std::find(path.begin(), path.end(), asn(node)) != path.end()) continue;  // loop
-      if (path.size() < shortest) {
-        shortest = path.size();
-        // The first session (in wiring order) of the shortest length is the
-        // one advertised onward; its AS path is what loop checks see.
-        out = {true, std::move(path), {s.via}};
-      } else if (path.size() == shortest) {
-        out.nexthops.push_back(s.via);
-      }
-    }
-    std::sort(out.nexthops.begin(), out.nexthops.end());
-    return out;
-  }
-
-  const Blueprint& bp_;
-  const LabTopology& t_;
-  std::vector<std::vector<Session>> sessions_;
-};
-
 const Interface* bond_of(const Blueprint& bp, int device, int nic) {
   for (const auto& i : bp.interfaces) {
     if (i.device == device && i.purpose == InterfacePurpose::host && i.nic == nic && !i.ipv6.empty()) return &i;
@@ -118,51 +35,167 @@ const Interface* bond_of(const Blueprint& bp, int device, int nic) {
 // lets verify tell it apart from a missing cable.
 bool carries_routing(const Fault& fault) { return fault.kind != FaultKind::down; }
 
-std::vector<NodeRoutes> compute_routes(const Blueprint& bp, const LabTopology& t) {
-  Solver solver(bp, t);
-  std::map<std::pair<std::string, int>, Origin> prefixes;
-
-  // Host bond addresses, learned by the switch each host port is cabled to.
-  for (const auto& link : t.links) {
-    if (!carries_routing(link.fault)) continue;
-    for (auto [host, sw] : {std::pair{&link.a, &link.z}, std::pair{&link.z, &link.a}}) {
-      const int h = t.node_of(host->device), s = t.node_of(sw->device);
-      // ToRs (and front-end leaves) answer for the gateway and learn their
-      // hosts; aggregation and core switches do not.
-      if (solver.role(h) != Role::host || (solver.role(s) != Role::tor && solver.role(s) != Role::frontend)) continue;
-      if (const Interface* bond = bond_of(bp, host->device, host->nic)) {
-        prefixes[{bond->ipv6, 128}].at[s].push_back({sw->ifname, host->link_local});
+FabricRoutes::FabricRoutes(const FabricIndex& f, const std::vector<lab::WiredCable>& wiring)
+    : bp_(f.blueprint()), sessions_(bp_.devices.size()), switch_index_(bp_.devices.size(), -1) {
+  for (size_t d = 0; d < bp_.devices.size(); ++d) {
+    if (is_switch(bp_.devices[d].role)) switch_index_[d] = switches_++;
+  }
+  std::map<std::string, Origin> origins;  // prefix -> where it is learned
+  for (const auto& w : wiring) {
+    const PortRef a{w.a_device, f.port_by_name(w.a_device, w.a_port)};
+    const PortRef z{w.z_device, f.port_by_name(w.z_device, w.z_port)};
+    if (!a.valid() || !z.valid() || a.device == z.device || !carries_routing(w.fault)) continue;
+    const Role ra = bp_.devices[a.device].role, rz = bp_.devices[z.device].role;
+    // Same AS on both ends would be iBGP, which the fabric does not run.
+    if (is_switch(ra) && is_switch(rz) && asn(a.device) != asn(z.device)) {
+      sessions_[a.device].push_back({z.device, a.port});
+      sessions_[z.device].push_back({a.device, z.port});
+    }
+    // Host bond addresses, learned by the switch each host port is cabled
+    // to: ToRs (and front-end leaves) answer for the gateway and learn
+    // their hosts; aggregation and core switches do not.
+    for (auto [host, sw] : {std::pair{a, z}, std::pair{z, a}}) {
+      const Role rh = bp_.devices[host.device].role, rs = bp_.devices[sw.device].role;
+      if (rh != Role::host || (rs != Role::tor && rs != Role::frontend)) continue;
+      if (const Interface* bond = bond_of(bp_, host.device, f.port(host).nic)) {
+        origins[bond->ipv6].at[sw.device].push_back(sw.port);
       }
     }
   }
-  for (const auto& i : bp.interfaces) {
-    const int node = t.node_of(i.device);
-    if (node < 0 || i.purpose != InterfacePurpose::loopback || i.ipv6.empty() || !is_switch(solver.role(node))) continue;
-    prefixes[{i.ipv6, i.ipv6_len}].at[node];
+  for (const auto& i : bp_.interfaces) {
+    if (i.purpose != InterfacePurpose::loopback || i.ipv6.empty() || !is_switch(bp_.devices[i.device].role)) continue;
+    origins[i.ipv6].at[i.device];
   }
+  // The routing toward a prefix depends only on which switches originate
+  // it: solved once per such set (a ToR's hosts share one).
+  std::map<std::vector<int>, size_t> solved;
+  for (auto& [prefix, origin] : origins) {
+    std::vector<int> at;
+    for (auto& [device, ports] : origin.at) {
+      std::sort(ports.begin(), ports.end());
+      at.push_back(device);
+    }
+    auto [it, added] = solved.emplace(at, solutions_.size());
+    if (added) {
+      // Kept compact: the ports of each switch only (a pod's hosts
+      // outnumber its switches), without the AS paths.
+      std::vector<Best> best = solve(origin);
+      std::vector<std::vector<int>> ports(switches_);
+      for (size_t d = 0; d < best.size(); ++d) {
+        if (switch_index_[d] >= 0 && best[d].valid) ports[switch_index_[d]] = std::move(best[d].ports);
+      }
+      solutions_.push_back(std::move(ports));
+    }
+    origin.solution = it->second;
+    prefixes_.emplace(prefix, std::move(origin));
+  }
+}
+
+std::int64_t FabricRoutes::asn(int device) const {
+  const auto a = bp_.devices[device].asn;
+  return a == kNone ? -1 - device : a;  // a switch without an ASN: unique private value
+}
+
+// Synchronous path-vector rounds until nothing changes. Shortest-AS-path
+// preference with loop prevention converges (it is a "safe" BGP policy);
+// the round cap only guards against a bug.
+std::vector<FabricRoutes::Best> FabricRoutes::solve(const Origin& origin) const {
+  const size_t n = bp_.devices.size();
+  std::vector<Best> best(n);
+  for (const auto& [device, connected] : origin.at) best[device] = {true, {}, connected};
+  for (size_t round = 0; round <= 2 * n + 2; ++round) {
+    std::vector<Best> next = best;
+    for (size_t d = 0; d < n; ++d) {
+      if (origin.at.count(static_cast<int>(d)) || !is_switch(bp_.devices[d].role)) continue;
+      next[d] = choose(static_cast<int>(d), best);
+    }
+    if (next == best) break;
+    best = std::move(next);
+  }
+  return best;
+}
+
+FabricRoutes::Best FabricRoutes::choose(int device, const std::vector<Best>& best) const {
+  Best out;
+  size_t shortest = SIZE_MAX;
+  for (const auto& s : sessions_[device]) {
+    const Best& peer = best[s.peer];
+    if (!peer.valid) continue;
+    std::vector<std::int64_t> path{asn(s.peer)};
+    path.insert(path.end(), peer.as_path.begin(), peer.as_path.end());
+    if (std::find(path.begin(), path.end(), asn(device)) != path.end()) continue;  // loop
+    if (path.size() < shortest) {
+      shortest = path.size();
+      // The first session (in wiring order) of the shortest length is the
+      // one advertised onward; its AS path is what loop checks see.
+      out = {true, std::move(path), {s.port}};
+    } else if (path.size() == shortest) {
+      out.ports.push_back(s.port);
+    }
+  }
+  std::sort(out.ports.begin(), out.ports.end());
+  return out;
+}
+
+const std::vector<int>& FabricRoutes::toward(int device, const std::string& prefix) const {
+  static const std::vector<int> kNoRoute;
+  const auto it = prefixes_.find(prefix);
+  if (it == prefixes_.end()) return kNoRoute;
+  if (auto at = it->second.at.find(device); at != it->second.at.end()) return at->second;
+  return switch_index_[device] < 0 ? kNoRoute : solutions_[it->second.solution][switch_index_[device]];
+}
+
+std::vector<std::string> FabricRoutes::prefixes() const {
+  std::vector<std::string> out;
+  for (const auto& [prefix, origin] : prefixes_) out.push_back(prefix);
+  return out;
+}
+
+std::vector<NodeRoutes> compute_routes(const Blueprint& bp, const LabTopology& t) {
+  // The lab's links as a wiring, and each (device, port) as its lab end.
+  const FabricIndex f(bp);
+  std::vector<lab::WiredCable> wiring;
+  std::map<std::pair<int, std::string>, std::pair<const lab::LabPort*, const lab::LabPort*>> end_of;  // mine, far
+  for (const auto& link : t.links) {
+    wiring.push_back({link.cable_id, link.line, link.a.device, link.a.port, link.z.device, link.z.port, link.fault});
+    end_of[{link.a.device, link.a.port}] = {&link.a, &link.z};
+    end_of[{link.z.device, link.z.port}] = {&link.z, &link.a};
+  }
+  const FabricRoutes routes(f, wiring);
+  auto role = [&](int node) { return bp.devices[t.nodes[node].device].role; };
 
   std::vector<NodeRoutes> out(t.nodes.size());
-  for (const auto& [prefix, origin] : prefixes) {
-    const auto best = solver.solve(origin);
-    for (size_t node = 0; node < best.size(); ++node) {
-      if (!best[node].valid || best[node].nexthops.empty()) continue;
-      auto nexthops = best[node].nexthops;
+  std::map<std::string, int> prefix_len;  // the routes' own prefix lengths
+  for (const auto& i : bp.interfaces) {
+    if (i.purpose == InterfacePurpose::loopback && !i.ipv6.empty()) prefix_len[i.ipv6] = i.ipv6_len;
+  }
+  for (const auto& prefix : routes.prefixes()) {
+    const auto len = prefix_len.find(prefix);
+    for (size_t node = 0; node < t.nodes.size(); ++node) {
+      const int device = t.nodes[node].device;
+      if (!is_switch(role(static_cast<int>(node))) && role(static_cast<int>(node)) != Role::frontend) continue;
+      std::vector<NextHop> nexthops;
+      for (int port : routes.toward(device, prefix)) {
+        const auto& [mine, far] = end_of.at({device, f.port({device, port}).name});
+        nexthops.push_back({mine->ifname, far->link_local});
+      }
+      if (nexthops.empty()) continue;
       std::sort(nexthops.begin(), nexthops.end());
-      out[node].routes.push_back({prefix.first, prefix.second, kMainTable, std::move(nexthops)});
+      out[node].routes.push_back({prefix, len == prefix_len.end() ? 128 : len->second, kMainTable, std::move(nexthops)});
     }
   }
 
   // Hosts: a table per back-end NIC, chosen by the bond's source address.
   for (size_t node = 0; node < t.nodes.size(); ++node) {
     const int device = t.nodes[node].device;
-    if (solver.role(static_cast<int>(node)) != Role::host) continue;
+    if (role(static_cast<int>(node)) != Role::host) continue;
     std::map<int, std::vector<NextHop>> by_nic;
     for (const auto& link : t.links) {
       for (auto [mine, far] : {std::pair{&link.a, &link.z}, std::pair{&link.z, &link.a}}) {
         // The bond drops a member without link; a one-way fault it does
         // not see (FIELD.md §1: the NIC ignored the fault signal).
         if (mine->device != device || link.fault.kind == FaultKind::down) continue;
-        if (mine->device == far->device || !is_switch(solver.role(t.node_of(far->device)))) continue;
+        if (mine->device == far->device || !is_switch(bp.devices[far->device].role)) continue;
         by_nic[mine->nic].push_back({mine->ifname, far->link_local});
       }
     }

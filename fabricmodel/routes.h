@@ -36,11 +36,56 @@
 #include <string>
 #include <vector>
 
+#include <map>
+
+#include "blueprint/fabric_index.h"
 #include "blueprint/model.h"
 #include "lab/lab_topology.h"
 #include "lab/routing.h"
 
 namespace hpn::fabricmodel {
+
+// The routes above at the level of devices and ports, over a blueprint and
+// a wiring: the one route computation, which compute_routes renders as the
+// lab's routes and FabricModel (forwarding_model.h) hashes each flow over.
+class FabricRoutes {
+ public:
+  FabricRoutes(const FabricIndex& fabric, const std::vector<lab::WiredCable>& wiring);
+
+  // The ports of `device` its route to `prefix` (a host bond's or a
+  // switch loopback's address) leaves by, sorted, several for ECMP; at the
+  // ToR that learned a host, the ports cabled to it. Empty: no route.
+  const std::vector<int>& toward(int device, const std::string& prefix) const;
+  // Every prefix announced, sorted.
+  std::vector<std::string> prefixes() const;
+
+ private:
+  struct Session {
+    int peer = 0;  // device
+    int port = 0;  // this device's port it runs over
+  };
+  struct Best {  // a device's best route to one prefix
+    bool valid = false;
+    std::vector<std::int64_t> as_path;  // as advertised onward, without this device's AS
+    std::vector<int> ports;
+    friend bool operator==(const Best&, const Best&) = default;
+  };
+  struct Origin {
+    std::map<int, std::vector<int>> at;  // originating device -> its ports to the prefix (may be none)
+    size_t solution = 0;                 // index into solutions_
+  };
+  std::int64_t asn(int device) const;
+  std::vector<Best> solve(const Origin& origin) const;
+  Best choose(int device, const std::vector<Best>& best) const;
+
+  const Blueprint& bp_;
+  std::vector<std::vector<Session>> sessions_;  // by device, in wiring order
+  std::map<std::string, Origin> prefixes_;
+  std::vector<int> switch_index_;  // by device: its place among the switches, or -1
+  int switches_ = 0;
+  // By set of originating devices, then switch: the ports toward the prefix.
+  std::vector<std::vector<std::vector<int>>> solutions_;
+};
 
 struct NodeRoutes {
   std::vector<lab::Route> routes;  // sorted by table, then prefix

@@ -118,3 +118,34 @@ TEST_CASE("fabricmodel: with a host cable down or one way broken, the two models
   SECTION("uplink down") { lab.set_fault(lab.cable_from("tor-p0-s00-r1a", "etp5"), "down"); }
   check_agreement(lab);
 }
+
+TEST_CASE("fabricmodel: a dark uplink is routed around, as FRR does, and no probe between sound hosts is lost") {
+  // FRR in the lab (this wiring, by hand): tor-p0-s00-r2a's routes to the
+  // hosts of tor-p0-s00-r1a leave by etp6..etp8 only, since agg-p0-1-00 lost
+  // its session to that ToR and withdrew them. A model hashing every flow
+  // over all four uplinks loses a quarter of them at agg-p0-1-00.
+  LabFixture lab;
+  lab.set_fault(lab.cable_from("tor-p0-s00-r1a", "etp5"), "down");
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
+  const Blueprint& bp = lab.bp();
+  int probes = 0, lost = 0;
+  uint64_t id = 0;
+  for (int h : lab.hosts()) {
+    const auto& ports = bp.panels[bp.devices[h].panel].ports;
+    for (size_t p = 0; p < ports.size(); ++p) {
+      if (ports[p].nic < 1) continue;
+      for (int d : lab.hosts()) {
+        if (d == h) continue;
+        for (int nic = 1; nic <= 2; ++nic) {
+          for (int flow = 0; flow < 8; ++flow) {
+            const auto records = model.probe(h, static_cast<int>(p), d, nic, 49152 + flow, ++id);
+            ++probes;
+            if (records.size() != 2 || !records[1].received) ++lost;
+          }
+        }
+      }
+    }
+  }
+  CHECK(probes > 1000);
+  CHECK(lost == 0);
+}
