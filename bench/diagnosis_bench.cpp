@@ -1,5 +1,5 @@
 // Diagnosis at pod scale: the default pod, a random mix of faults per
-// seed (validator/fault_mix.h: dark cables, one-way breaks, swaps, cables
+// seed (fabricmodel/fault_mix.h: dark cables, one-way breaks, swaps, cables
 // on the wrong port or device, exchanges across rails and planes, host
 // ends exchanged between two hosts and between two NICs of a host, dark
 // NICs, an uplink's ToR end on another port, one-way loss of 2%, 5% or
@@ -37,7 +37,7 @@
 #include "planner/plan.h"
 #include "planner/spec_loader.h"
 #include "probe/loss_tomography.h"
-#include "validator/fault_mix.h"
+#include "fabricmodel/fault_mix.h"
 
 int main(int argc, char** argv) {
   int seeds = 20, faults = 100, first = 1, rounds = 8, repeat = 3;
@@ -99,16 +99,16 @@ int main(int argc, char** argv) {
   std::map<std::string, std::pair<int, int>> by_kind;
   for (int seed = first; seed < first + seeds; ++seed) {
     std::mt19937_64 random(static_cast<uint64_t>(seed));
-    auto wiring = hpn::validator::planned_wiring(fabric);
-    const auto injected = hpn::validator::inject_faults(fabric, wiring, faults, random);
+    auto wiring = hpn::fabricmodel::planned_wiring(fabric);
+    const auto injected = hpn::fabricmodel::inject_faults(fabric, wiring, faults, random);
     // Every other seed under background loss of 1 to 5%.
     const double background = seed % 2 == 0 ? 0.01 * static_cast<double>(1 + (seed / 2) % 5) : 0;
-    hpn::validator::FabricModel model(fabric, wiring);
+    hpn::fabricmodel::FabricModel model(fabric, wiring);
     model.set_loss(background, static_cast<uint64_t>(seed) * 7919);
     hpn::probe::PlanOptions options;
     options.silence.attempts = 3;
     options.loss_budget = budget;
-    const auto run = hpn::validator::simulate_verify(model, hosts, options, 3, rounds);
+    const auto run = hpn::fabricmodel::simulate_verify(model, hosts, options, 3, rounds);
     hpn::validator::DiffOptions diff_options;
     diff_options.silence.attempts = 3;
     if (max_background >= 0) diff_options.loss.max_background = max_background / 100;
@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
     peak = std::max(peak, seed_peak);
     added = std::max(added, seed_peak - before);
     worst = std::max(worst, seconds);
-    const auto score = hpn::validator::score_report(fabric, report, injected);
+    const auto score = hpn::fabricmodel::score_report(fabric, report, injected);
     total_faults += score.faults;
     named += score.named;
     findings += score.findings;

@@ -22,7 +22,7 @@
 #include "planner/spec_loader.h"
 #include "probe/probe_plan.h"
 #include "validator/diff.h"
-#include "validator/simulate.h"
+#include "fabricmodel/forwarding_model.h"
 
 namespace {
 
@@ -47,7 +47,7 @@ int main(int argc, char** argv) {
   }
   const hpn::Blueprint& bp = plan->blueprint;
   hpn::FabricIndex fabric(bp);
-  hpn::validator::FabricModel model(fabric, hpn::validator::planned_wiring(fabric));
+  hpn::fabricmodel::FabricModel model(fabric, hpn::fabricmodel::planned_wiring(fabric));
   std::vector<int> hosts;
   for (size_t i = 0; i < bp.devices.size(); ++i) {
     if (bp.devices[i].role == hpn::Role::host) hosts.push_back(static_cast<int>(i));

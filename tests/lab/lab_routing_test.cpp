@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabricmodel/routes.h"
 #include "lab/frr.h"
 #include "host/host_apply.h"
 #include "host/host_state.h"
@@ -37,6 +38,8 @@ using hpn::validator::FindingKind;
 using hpn::validator::Severity;
 using namespace hpn::lab;
 using namespace hpn::test;
+using hpn::fabricmodel::compute_routes;
+using hpn::fabricmodel::NodeRoutes;
 
 namespace {
 
@@ -63,7 +66,7 @@ std::map<std::string, std::set<std::string>> kernel_routes(RunningLab& lab, cons
   return out;
 }
 
-// The same from the forwarding model (lab/routing.h).
+// The same from the forwarding model (fabricmodel/routes.h).
 std::map<std::string, std::set<std::string>> model_routes(const Blueprint& bp, const LabTopology& t,
                                                           const std::vector<NodeRoutes>& routes, int node) {
   std::map<std::string, std::set<std::string>> out;

@@ -7,11 +7,13 @@
 #include <sstream>
 
 #include "lab/lab_topology.h"
-#include "lab/routing.h"
+#include "fabricmodel/routes.h"
 #include "lab_fixture.h"
 
 using namespace hpn;
 using namespace hpn::lab;
+using hpn::fabricmodel::compute_routes;
+using hpn::fabricmodel::NodeRoutes;
 using hpn::test::bond_address;
 using hpn::test::lab_pod;
 

@@ -13,7 +13,7 @@ using hpn::test::LabFixture;
 namespace {
 
 probe::ObservationSet run(const LabFixture& lab, const std::vector<probe::ProbeTarget>& plan) {
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   probe::ObservationSet out;
   uint64_t id = 0;
   for (const auto& t : plan) {
@@ -102,7 +102,7 @@ TEST_CASE("probe/plan: adaptive rounds cover every cable in scope both ways and 
 TEST_CASE("probe/plan: with a ToR uplink gone, rounds stop short of the bound once its silence is past doubt, and the diff calls it missing") {
   LabFixture lab;
   int c = lab.cable_from("tor-p0-s01-r2a", "etp6");
-  lab.wiring[c].z = {};
+  lab.plug_z(c, {});
   int rounds = 0;
   auto seen = adaptive(lab, lab.hosts(), &rounds);
   // The ToR's pairs hash over its uplink group enough, in the first round,
@@ -122,7 +122,7 @@ TEST_CASE("probe/plan: learned source-port sets take paths that share no switch-
   auto seen = adaptive(lab, lab.hosts(), &rounds);
   auto paths = probe::learn_disjoint_paths(lab.bp(), seen);
   REQUIRE_FALSE(paths.entries.empty());
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   size_t multi = 0;
   for (const auto& e : paths.entries) {
     int src = lab.fabric->device_by_name(e.src_device), dst = lab.fabric->device_by_name(e.dst_device);

@@ -20,7 +20,7 @@ namespace {
 
 // What a round's senders record: each probe tried three times as the
 // agents try it, its entry written in, as `probe send --plan` writes it.
-probe::ObservationSet send(validator::FabricModel& model, const LabFixture& lab, const probe::Round& round) {
+probe::ObservationSet send(fabricmodel::FabricModel& model, const LabFixture& lab, const probe::Round& round) {
   probe::ObservationSet out;
   static uint64_t id = 0;
   for (const auto& [entry, t] : round.targets) {
@@ -59,7 +59,7 @@ std::vector<int> hosts_of(const LabFixture& lab, const std::string& scope) {
 // A wiring whose coverage takes more than one round: an uplink gone, so
 // its ToR's pairs ask for more until the rounds run out.
 void make_rounds_needed(LabFixture& lab) {
-  lab.wiring[lab.cable_from("tor-p0-s01-r2a", "etp6")].z = {};
+  lab.plug_z(lab.cable_from("tor-p0-s01-r2a", "etp6"), {});
 }
 
 }  // namespace
@@ -67,7 +67,7 @@ void make_rounds_needed(LabFixture& lab) {
 TEST_CASE("probe/rounds: switch rounds first, a sender per port, then host rounds and loss rounds, a sender per host") {
   LabFixture lab;
   make_rounds_needed(lab);
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   probe::ProbeRounds rounds(lab.bp(), hosts_of(lab, "pod=0"), {});
   probe::ObservationSet seen;
   std::vector<std::string> names;
@@ -118,7 +118,7 @@ TEST_CASE("probe/rounds: a plan saved and resumed after every round sends what a
   probe::RoundOptions options;
   options.plan.loss_budget = 20000;
 
-  validator::FabricModel straight_model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel straight_model(*lab.fabric, lab.wiring);
   straight_model.set_loss(0.03, 7);
   probe::ProbeRounds straight(lab.bp(), hosts, options);
   probe::ObservationSet straight_seen;
@@ -129,7 +129,7 @@ TEST_CASE("probe/rounds: a plan saved and resumed after every round sends what a
     straight_seen.add_all(more);
   }
 
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   model.set_loss(0.03, 7);
   probe::ObservationSet seen;
   std::vector<std::vector<std::string>> resumed_rounds;
@@ -206,7 +206,7 @@ TEST_CASE("probe/plan dir: rounds as files to the end, the senders' files read b
   REQUIRE(step);
   CHECK(step->started);
   CHECK(probe::is_plan_dir(dir));
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   std::vector<std::string> names;
   uint64_t id = 0;
   std::filesystem::create_directories(tmp / "obs");

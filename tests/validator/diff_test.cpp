@@ -18,7 +18,7 @@ using hpn::test::findings_text;
 namespace {
 
 // Moves the z-end of `cable` to `to`.
-void reroute(LabFixture& lab, int cable, PortRef to) { lab.wiring[cable].z = to; }
+void reroute(LabFixture& lab, int cable, PortRef to) { lab.plug_z(cable, to); }
 
 }  // namespace
 
@@ -38,7 +38,7 @@ TEST_CASE("validator/diff: two host cables swapped on one ToR are one finding na
   LabFixture lab;
   int a = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a:etp1a
   int b = lab.cable_from("host-p0-s00-h001", "nic1p1");  // -> tor-p0-s00-r1a:etp1b
-  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  lab.swap_z(a, b);
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
@@ -54,7 +54,7 @@ TEST_CASE("validator/diff: two ToR uplinks swapped are one finding naming both")
   LabFixture lab;
   int a = lab.cable_from("tor-p0-s00-r1a", "etp5");  // -> agg-p0-1-00
   int b = lab.cable_from("tor-p0-s00-r1a", "etp6");  // -> agg-p0-1-01
-  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  lab.swap_z(a, b);
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
@@ -93,7 +93,7 @@ TEST_CASE("validator/diff: a missing host cable and a missing ToR uplink") {
   for (bool host : {true, false}) {
     LabFixture lab;
     int c = host ? lab.cable_from("host-p0-s01-h002", "nic2p2") : lab.cable_from("tor-p0-s01-r2b", "etp7");
-    lab.wiring[c].z = {};  // not there
+    lab.plug_z(c, {});  // not there
     auto r = lab.verify();
     INFO(findings_text(r));
     REQUIRE(r.findings.size() == 1);
@@ -109,7 +109,7 @@ TEST_CASE("validator/diff: a missing host cable and a missing ToR uplink") {
 TEST_CASE("validator/diff: a dark cable is missing light both ways") {
   LabFixture lab;
   int c = lab.cable_from("host-p0-s00-h003", "nic1p2");
-  lab.wiring[c].fault = "down";
+  lab.set_fault(c, "down");
   auto r = lab.verify();
   REQUIRE(r.findings.size() == 1);
   CHECK(r.findings[0].kind == FindingKind::missing);
@@ -119,7 +119,7 @@ TEST_CASE("validator/diff: a dark cable is missing light both ways") {
 TEST_CASE("validator/diff: one direction dropped is unidirectional, naming the dead direction") {
   LabFixture lab;
   int c = lab.cable_from("host-p0-s00-h004", "nic2p1");
-  lab.wiring[c].fault = "drop-a-z";  // NIC -> ToR broken, as in HPN §10
+  lab.set_fault(c, "drop-a-z");  // NIC -> ToR broken, as in HPN §10
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
@@ -130,7 +130,7 @@ TEST_CASE("validator/diff: one direction dropped is unidirectional, naming the d
 
   LabFixture up;
   int u = up.cable_from("tor-p0-s01-r1b", "etp8");
-  up.wiring[u].fault = "drop-a-z";
+  up.set_fault(u, "drop-a-z");
   auto ru = up.verify();
   INFO(findings_text(ru));
   REQUIRE(ru.findings.size() == 1);
@@ -164,7 +164,7 @@ TEST_CASE("validator/diff: a NIC on another rail's ToR is a rail violation") {
 
 TEST_CASE("validator/diff: an extra cable between spare ports is unplanned") {
   LabFixture lab;
-  lab.wiring.push_back({lab.port("tor-p0-s00-r1a", "etp10"), lab.port("agg-p0-1-02", "etp6"), ""});
+  lab.add_cable(lab.port("tor-p0-s00-r1a", "etp10"), lab.port("agg-p0-1-02", "etp6"));
   // Traffic only crosses it if routing uses it: the ToR hashes over all its
   // uplinks, so it does.
   auto r = lab.verify();
@@ -280,8 +280,8 @@ TEST_CASE("validator/diff: two host cables exchanged across rails are one rail-v
   LabFixture lab;
   int a = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a (rail 1)
   int b = lab.cable_from("host-p0-s00-h001", "nic2p1");  // -> tor-p0-s00-r2a (rail 2)
-  const PortRef to_a = lab.wiring[a].z, to_b = lab.wiring[b].z;
-  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  const PortRef to_a = lab.z_of(a), to_b = lab.z_of(b);
+  lab.swap_z(a, b);
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
@@ -299,7 +299,7 @@ TEST_CASE("validator/diff: two host cables exchanged across planes are one plane
   LabFixture lab;
   int a = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a (plane 1)
   int b = lab.cable_from("host-p0-s00-h001", "nic1p2");  // -> tor-p0-s00-r1b (plane 2)
-  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  lab.swap_z(a, b);
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
@@ -312,8 +312,8 @@ TEST_CASE("validator/diff: two cables exchanged between two devices say where ea
   LabFixture lab;
   int a = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a
   int b = lab.cable_from("host-p0-s01-h000", "nic1p1");  // -> tor-p0-s01-r1a: same rail and plane, other segment
-  const PortRef to_a = lab.wiring[a].z, to_b = lab.wiring[b].z;
-  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  const PortRef to_a = lab.z_of(a), to_b = lab.z_of(b);
+  lab.swap_z(a, b);
   auto r = lab.verify();
   INFO(findings_text(r));
   REQUIRE(r.findings.size() == 1);
@@ -338,7 +338,7 @@ TEST_CASE("validator/diff: an uplink no distinct five-tuple hashed onto is unobs
     const bool up_from_tor = o.hops.size() > 1 && lab.fabric->device_by_node_id(o.hops.front().node_id) == tor;
     if (!up_from_tor) obs.add(o);
   }
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   const int host = lab.fabric->device_by_name("host-p0-s00-h000"), dst = lab.fabric->device_by_name("host-p0-s01-h000");
   for (int id = 1; id <= 40; ++id) {
     obs.add_all(model.probe(host, lab.fabric->port_by_name(host, "nic1p1"), dst, 1, 50000, 100000 + id));
@@ -388,10 +388,10 @@ TEST_CASE("validator/diff: a cable moved at its host end to a port the plan leav
     const std::string moved_id = cables[lab.cable_from(c.from_host, "nic1p1")].id;
     cables.erase(cables.begin() + lab.cable_from(c.to_host, "nic1p2"));
     lab.fabric = std::make_unique<FabricIndex>(lab.plan.blueprint);
-    lab.wiring = validator::planned_wiring(*lab.fabric);
+    lab.wiring = fabricmodel::planned_wiring(*lab.fabric);
     const int moved = lab.cable(moved_id);
-    const std::string tor = lab.fabric->name(lab.wiring[moved].z);
-    lab.wiring[moved].a = lab.port(c.to_host, "nic1p2");
+    const std::string tor = lab.fabric->name(lab.z_of(moved));
+    lab.plug_a(moved, lab.port(c.to_host, "nic1p2"));
     const auto r = lab.verify();
     INFO(findings_text(r));
     std::vector<const validator::Finding*> serious;
@@ -411,7 +411,7 @@ TEST_CASE("validator/diff: host ends exchanged between two hosts, and between tw
   SECTION("two hosts under ToRs of one rail and plane") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s00-h000", "nic1p1"), b = lab.cable_from("host-p0-s01-h003", "nic1p1");
-    std::swap(lab.wiring[a].a, lab.wiring[b].a);
+    lab.swap_a(a, b);
     const auto r = lab.verify();
     INFO(findings_text(r));
     REQUIRE(r.findings.size() == 1);
@@ -421,7 +421,7 @@ TEST_CASE("validator/diff: host ends exchanged between two hosts, and between tw
   SECTION("two NICs of one host") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s01-h002", "nic1p2"), b = lab.cable_from("host-p0-s01-h002", "nic2p2");
-    std::swap(lab.wiring[a].a, lab.wiring[b].a);
+    lab.swap_a(a, b);
     const auto r = lab.verify();
     INFO(findings_text(r));
     REQUIRE(r.findings.size() == 1);
@@ -431,7 +431,8 @@ TEST_CASE("validator/diff: host ends exchanged between two hosts, and between tw
   SECTION("both ports of a NIC dark") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s00-h005", "nic2p1"), b = lab.cable_from("host-p0-s00-h005", "nic2p2");
-    lab.wiring[a].fault = lab.wiring[b].fault = "down";
+    lab.set_fault(a, "down");
+    lab.set_fault(b, "down");
     const auto r = lab.verify();
     INFO(findings_text(r));
     REQUIRE(r.findings.size() == 2);

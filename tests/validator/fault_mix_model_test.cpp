@@ -1,5 +1,5 @@
 // Diagnosis of random fault mixes on the forwarding model of the lab
-// pods (validator/fault_mix.h): miswires of every kind (swaps, wrong port
+// pods (fabricmodel/fault_mix.h): miswires of every kind (swaps, wrong port
 // or device, exchanges across rails and planes, a host cable on the same
 // rail's ToR of another segment; host ends exchanged between two hosts
 // and between two NICs of a host, an uplink's ToR end on another port)
@@ -15,7 +15,7 @@
 #include "probe/probe_plan.h"
 #include "golden_messages.h"
 #include "test_util.h"
-#include "validator/fault_mix.h"
+#include "fabricmodel/fault_mix.h"
 
 using namespace hpn;
 using hpn::validator::FindingKind;
@@ -40,24 +40,24 @@ struct Pod {
   }
 };
 
-validator::DiagnosisScore diagnose(const Pod& pod, uint64_t seed, int faults, bool losses, double background,
-                                   std::vector<validator::InjectedFault>* injected = nullptr) {
+fabricmodel::DiagnosisScore diagnose(const Pod& pod, uint64_t seed, int faults, bool losses, double background,
+                                   std::vector<fabricmodel::InjectedFault>* injected = nullptr) {
   std::mt19937_64 random(seed);
-  auto wiring = validator::planned_wiring(*pod.fabric);
-  auto mix = validator::inject_faults(*pod.fabric, wiring, faults, random, losses);
-  validator::FabricModel model(*pod.fabric, wiring);
+  auto wiring = fabricmodel::planned_wiring(*pod.fabric);
+  auto mix = fabricmodel::inject_faults(*pod.fabric, wiring, faults, random, losses);
+  fabricmodel::FabricModel model(*pod.fabric, wiring);
   model.set_loss(background, seed * 7919);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  const auto run = validator::simulate_verify(model, pod.hosts, plan, 3);
+  const auto run = fabricmodel::simulate_verify(model, pod.hosts, plan, 3);
   validator::DiffOptions options;
   options.silence.attempts = 3;
   const auto report = validator::diff(*pod.fabric, validator::collect_witnesses(*pod.fabric, run.observations), options);
   if (injected) *injected = mix;
-  return validator::score_report(*pod.fabric, report, mix);
+  return fabricmodel::score_report(*pod.fabric, report, mix);
 }
 
-std::string describe(const Pod& pod, const std::vector<validator::InjectedFault>& mix) {
+std::string describe(const Pod& pod, const std::vector<fabricmodel::InjectedFault>& mix) {
   std::string out;
   for (const auto& f : mix) {
     out += f.fault;
@@ -67,7 +67,7 @@ std::string describe(const Pod& pod, const std::vector<validator::InjectedFault>
   return out;
 }
 
-std::string misses(const validator::DiagnosisScore& s) {
+std::string misses(const fabricmodel::DiagnosisScore& s) {
   std::string out;
   for (const auto& m : s.misses) out += m + "\n";
   return out;
@@ -80,7 +80,7 @@ TEST_CASE("validator/fault mix: miswires of every kind on the lab pods are each 
   for (const char* spec : {"examples/lab-pod.yaml", "examples/lab-2pod.yaml"}) {
     Pod pod(spec);
     for (uint64_t seed = 1; seed <= 20; ++seed) {
-      std::vector<validator::InjectedFault> mix;
+      std::vector<fabricmodel::InjectedFault> mix;
       const auto score = diagnose(pod, seed, 7, false, 0, &mix);
       for (const auto& f : mix) ++drawn[f.fault.substr(0, f.fault.find(':'))];
       INFO(spec << " seed " << seed << ": " << describe(pod, mix));
@@ -120,12 +120,12 @@ TEST_CASE("validator/fault mix: a silence the run's own faults explain is unobse
   for (int c : downlinks) (bp.devices[bp.cables[c].a_device].segment == 0 ? dark : quiet).push_back(c);
   REQUIRE(dark.size() == 2);
   auto run = [&](bool faulty) {
-    auto wiring = validator::planned_wiring(*pod.fabric);
-    if (faulty) for (int c : dark) wiring[c].fault = "down";
-    validator::FabricModel model(*pod.fabric, wiring);
+    auto wiring = fabricmodel::planned_wiring(*pod.fabric);
+    if (faulty) for (int c : dark) wiring[c].fault = {lab::FaultKind::down};
+    fabricmodel::FabricModel model(*pod.fabric, wiring);
     probe::PlanOptions plan;
     plan.silence.attempts = 3;
-    const auto observed = validator::simulate_verify(model, pod.hosts, plan, 3);
+    const auto observed = fabricmodel::simulate_verify(model, pod.hosts, plan, 3);
     validator::DiffOptions options;
     options.silence.attempts = 3;
     return validator::diff(*pod.fabric, validator::collect_witnesses(*pod.fabric, observed.observations), options);

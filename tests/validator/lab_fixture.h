@@ -9,14 +9,14 @@
 #include "planner/spec_loader.h"
 #include "test_util.h"
 #include "validator/diff.h"
-#include "validator/simulate.h"
+#include "fabricmodel/forwarding_model.h"
 
 namespace hpn::test {
 
 struct LabFixture {
   Plan plan;
   std::unique_ptr<FabricIndex> fabric;
-  std::vector<validator::WiredCable> wiring;
+  std::vector<lab::WiredCable> wiring;
 
   LabFixture() {
     auto spec = load_spec_file(source_path("examples/lab-pod.yaml").string());
@@ -25,7 +25,7 @@ struct LabFixture {
     REQUIRE(made.ok());
     plan = std::move(made.value());
     fabric = std::make_unique<FabricIndex>(plan.blueprint);
-    wiring = validator::planned_wiring(*fabric);
+    wiring = fabricmodel::planned_wiring(*fabric);
   }
 
   const Blueprint& bp() const { return plan.blueprint; }
@@ -56,10 +56,27 @@ struct LabFixture {
     return {d, fabric->port_by_name(d, port)};
   }
 
+  // The wiring changed as a technician would: cable `c`'s far (z) end, or
+  // its near (a) end, plugged into `to` (an invalid port: unplugged, the
+  // cable not there); two cables' ends exchanged; an extra cable; a fault as the wiring
+  // file's `fault` column names it.
+  PortRef z_of(int c) const { return fabricmodel::z_end(*fabric, wiring[c]); }
+  void plug_z(int c, PortRef to) { fabricmodel::plug_z(*fabric, wiring[c], to); }
+  void plug_a(int c, PortRef to) { fabricmodel::plug_a(*fabric, wiring[c], to); }
+  void swap_z(int a, int b) { fabricmodel::swap_z_ends(wiring[a], wiring[b]); }
+  void swap_a(int a, int b) { fabricmodel::swap_a_ends(wiring[a], wiring[b]); }
+  // An extra cable, not in the blueprint, between `a` and `z`.
+  void add_cable(PortRef a, PortRef z) {
+    wiring.emplace_back();
+    fabricmodel::plug_a(*fabric, wiring.back(), a);
+    fabricmodel::plug_z(*fabric, wiring.back(), z);
+  }
+  void set_fault(int c, std::string_view text) { REQUIRE(lab::parse_fault(text, wiring[c].fault)); }
+
   // Every back-end port of every host probes every host of the other
   // segment on both rails, from two source ports each.
   probe::ObservationSet observe() const {
-    validator::FabricModel model(*fabric, wiring);
+    fabricmodel::FabricModel model(*fabric, wiring);
     probe::ObservationSet out;
     uint64_t id = 0;
     const auto& devices = bp().devices;

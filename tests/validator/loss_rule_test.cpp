@@ -37,7 +37,7 @@ struct LossyProbing {
 // The observations verify --lab would gather on `lab`'s wiring.
 probe::ObservationSet probe_model(const LabFixture& lab, const LossyProbing& how) {
   const Blueprint& bp = lab.bp();
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   model.set_loss(how.loss, how.seed);
   std::vector<int> hosts;
   for (size_t d = 0; d < bp.devices.size(); ++d) {
@@ -53,7 +53,7 @@ probe::ObservationSet probe_model(const LabFixture& lab, const LossyProbing& how
       for (int sport : t.source_ports) {
         ++id;
         // As the agents try it and both ends record it.
-        validator::AgentProbe p = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, id, how.attempts);
+        fabricmodel::AgentProbe p = model.agent_probe(t.src_host, port, t.dst_host, t.dst_nic, sport, id, how.attempts);
         seen.add_all(p.sender);
         heard.add_all(p.receiver);
       }
@@ -217,7 +217,7 @@ TEST_CASE("validator/silence: one direction broken under 5% and 10% loss is foun
       for (int t = 0; t < 10; ++t) {
         LabFixture lab;
         const int cable = lab.cable_from(b.device, b.port);
-        lab.wiring[cable].fault = b.fault;
+        lab.set_fault(cable, b.fault);
         LossyProbing how;
         how.loss = loss;
         how.attempts = 3;  // verify --lab's agents: --retries 2

@@ -44,12 +44,12 @@ struct Probing {
 };
 
 validator::Report probe_and_diff(const LabFixture& lab, const Probing& how, int64_t* probes = nullptr) {
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   model.set_loss(how.background, how.seed);
   probe::PlanOptions plan;
   plan.silence.attempts = how.attempts;
   plan.loss_budget = how.loss_budget;
-  auto run = validator::simulate_verify(model, lab.hosts(), plan, how.attempts);
+  auto run = fabricmodel::simulate_verify(model, lab.hosts(), plan, how.attempts);
   if (probes) *probes = run.probes;
   validator::DiffOptions options;
   options.silence.attempts = how.attempts;
@@ -104,15 +104,15 @@ TEST_CASE("validator/lossy: a burst lost from one train is no lossy cable, at an
   // cable that truly loses 3% one way is still named.
   LabFixture lab;
   const int uplink = lab.cable_from("tor-p0-s01-r1b", "etp6");  // a = ToR, z = aggregation
-  lab.wiring[uplink].fault = "loss-a-z:3";
+  lab.set_fault(uplink, "loss-a-z:3");
   const std::string want = lab.bp().cables[uplink].id + " a-z";
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
-    validator::FabricModel model(*lab.fabric, lab.wiring);
+    fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
     const double background = seed % 2 == 0 ? 0.01 : 0.0;
     model.set_loss(background, seed);
     probe::PlanOptions plan;
     plan.silence.attempts = 3;
-    auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
+    auto run = fabricmodel::simulate_verify(model, lab.hosts(), plan, 3);
     std::vector<probe::ObservationRecord> seen = records_of(run.observations);
     std::vector<size_t> counted;
     for (size_t i = 0; i < seen.size(); ++i) {
@@ -141,8 +141,8 @@ TEST_CASE("validator/lossy: an uplink losing 30% one way and a host cable 50% th
   LabFixture lab;
   const int uplink = lab.cable_from("tor-p0-s00-r1a", "etp5");          // a = ToR, z = aggregation
   const int host = lab.cable_from("host-p0-s01-h002", "nic2p1");        // a = host, z = ToR
-  lab.wiring[uplink].fault = "loss-a-z:30";
-  lab.wiring[host].fault = "loss-z-a:50";
+  lab.set_fault(uplink, "loss-a-z:30");
+  lab.set_fault(host, "loss-z-a:50");
   for (double background : {0.0, 0.01, 0.03}) {
     Probing how;
     how.background = background;
@@ -189,7 +189,7 @@ TEST_CASE("validator/lossy: background loss alone is the baseline, never a findi
 TEST_CASE("validator/lossy: retries do not hide loss: every datagram of every train is counted") {
   LabFixture lab;
   const int uplink = lab.cable_from("tor-p0-s01-r2b", "etp6");
-  lab.wiring[uplink].fault = "loss-a-z:30";
+  lab.set_fault(uplink, "loss-a-z:30");
   Probing how;
   how.seed = 5;
   how.attempts = 3;
@@ -208,8 +208,8 @@ TEST_CASE("validator/lossy: a cable another finding names is not also lossy") {
   LabFixture lab;
   const int dark = lab.cable_from("host-p0-s00-h003", "nic1p2");
   const int oneway = lab.cable_from("tor-p0-s00-r1a", "etp6");
-  lab.wiring[dark].fault = "down";
-  lab.wiring[oneway].fault = "drop-a-z";
+  lab.set_fault(dark, "down");
+  lab.set_fault(oneway, "drop-a-z");
   Probing how;
   how.background = 0.02;
   how.seed = 9;
@@ -226,13 +226,13 @@ TEST_CASE("validator/lossy: a cable another finding names is not also lossy") {
 TEST_CASE("validator/lossy: the thresholds set the severity, and a rate below the warning is no finding") {
   LabFixture lab;
   const int uplink = lab.cable_from("tor-p0-s00-r1a", "etp5");
-  lab.wiring[uplink].fault = "loss-a-z:30";
+  lab.set_fault(uplink, "loss-a-z:30");
   Probing how;
   how.seed = 3;
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  const auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
+  const auto run = fabricmodel::simulate_verify(model, lab.hosts(), plan, 3);
   const auto witnesses = validator::collect_witnesses(*lab.fabric, run.observations);
   validator::DiffOptions options;
   options.silence.attempts = 3;
@@ -250,7 +250,7 @@ TEST_CASE("validator/lossy: the thresholds set the severity, and a rate below th
 TEST_CASE("validator/lossy: the JSON report carries the loss, and the observation its attempt") {
   LabFixture lab;
   const int uplink = lab.cable_from("tor-p0-s00-r1a", "etp5");
-  lab.wiring[uplink].fault = "loss-a-z:30";
+  lab.set_fault(uplink, "loss-a-z:30");
   Probing how;
   how.seed = 3;
   const auto r = probe_and_diff(lab, how);
@@ -292,7 +292,7 @@ TEST_CASE("validator/lossy: the JSON report carries the loss, and the observatio
 TEST_CASE("validator/lossy: above --lossy-max-background no cable is judged lossy, and the summary says so") {
   LabFixture lab;
   const int uplink = lab.cable_from("tor-p0-s00-r1a", "etp5");
-  lab.wiring[uplink].fault = "loss-a-z:30";
+  lab.set_fault(uplink, "loss-a-z:30");
   Probing how;
   how.background = 0.03;
   how.seed = 11;
@@ -314,12 +314,12 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   // little evidence, never a pass, and the rounds must go on there.
   LabFixture lab;
   const int uplink = lab.cable_from("tor-p0-s01-r2a", "etp6");  // a = ToR, z = aggregation
-  lab.wiring[uplink].fault = "loss-z-a:30";
+  lab.set_fault(uplink, "loss-z-a:30");
   const probe::DirectedCable down = uplink * 2 + 1;
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
+  auto run = fabricmodel::simulate_verify(model, lab.hosts(), plan, 3);
   std::vector<probe::ObservationRecord> seen = records_of(run.observations);
   // The trains across it, as a sender that heard no report records them.
   std::set<std::pair<std::string, int>> blank;  // (sender's address, source port)
@@ -353,8 +353,8 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   // The next loss round sends trains over flows traced across it (their
   // paths from the model without the loss, so that none is lost here).
   const auto next = probe::next_loss_round(lab.bp(), lab.hosts(), kept, plan);
-  lab.wiring[uplink].fault.clear();
-  validator::FabricModel clean(*lab.fabric, lab.wiring);
+  lab.set_fault(uplink, "");
+  fabricmodel::FabricModel clean(*lab.fabric, lab.wiring);
   int across = 0;
   for (const auto& t : next) {
     REQUIRE(t.train > 0);
@@ -374,10 +374,10 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   // crossed: out of the sender's port, and from the ToR into the
   // receiver's port there.
   LabFixture lab;
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
+  auto run = fabricmodel::simulate_verify(model, lab.hosts(), plan, 3);
   std::vector<probe::ObservationRecord> seen = records_of(run.observations);
   const probe::ObservationRecord* ring = nullptr;
   for (const auto& o : seen) {

@@ -21,14 +21,14 @@ using hpn::test::LabFixture;
 namespace {
 
 validator::Report probed(const LabFixture& lab, double max_background = 0.01) {
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   std::vector<int> hosts;
   for (size_t d = 0; d < lab.bp().devices.size(); ++d) {
     if (lab.bp().devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
   }
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  const auto run = validator::simulate_verify(model, hosts, plan, 3);
+  const auto run = fabricmodel::simulate_verify(model, hosts, plan, 3);
   validator::DiffOptions options;
   options.silence.attempts = 3;
   options.loss.max_background = max_background;
@@ -57,73 +57,73 @@ const validator::Finding& only(const validator::Report& r, FindingKind kind) {
 TEST_CASE("validator/messages: every kind of finding reads as the golden file has it", "[validator][golden]") {
   SECTION("missing") {
     LabFixture lab;
-    lab.wiring[lab.cable_from("tor-p0-s00-r1a", "etp5")].fault = "down";
+    lab.set_fault(lab.cable_from("tor-p0-s00-r1a", "etp5"), "down");
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::missing));
   }
   SECTION("unidirectional") {
     LabFixture lab;
-    lab.wiring[lab.cable_from("host-p0-s00-h001", "nic2p1")].fault = "drop-z-a";
+    lab.set_fault(lab.cable_from("host-p0-s00-h001", "nic2p1"), "drop-z-a");
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::unidirectional));
   }
   SECTION("swapped") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s00-h000", "nic1p1"), b = lab.cable_from("host-p0-s00-h001", "nic1p1");
-    std::swap(lab.wiring[a].z, lab.wiring[b].z);
+    lab.swap_z(a, b);
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::swapped));
   }
   SECTION("exchanged between two devices") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s00-h000", "nic1p1"), b = lab.cable_from("host-p0-s01-h000", "nic1p1");
-    std::swap(lab.wiring[a].z, lab.wiring[b].z);
+    lab.swap_z(a, b);
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::swapped), "two devices");
   }
   SECTION("wrong-port") {
     LabFixture lab;
-    lab.wiring[lab.cable_from("tor-p0-s01-r2a", "etp7")].z = lab.port("agg-p0-1-02", "etp6");
+    lab.plug_z(lab.cable_from("tor-p0-s01-r2a", "etp7"), lab.port("agg-p0-1-02", "etp6"));
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::wrong_port));
   }
   SECTION("wrong-device") {
     LabFixture lab;
-    lab.wiring[lab.cable_from("host-p0-s00-h002", "nic1p1")].z = lab.port("tor-p0-s01-r1a", "etp10");
+    lab.plug_z(lab.cable_from("host-p0-s00-h002", "nic1p1"), lab.port("tor-p0-s01-r1a", "etp10"));
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::wrong_device));
   }
   SECTION("rail-violation") {
     LabFixture lab;
-    lab.wiring[lab.cable_from("host-p0-s00-h000", "nic1p1")].z = lab.port("tor-p0-s00-r2a", "etp9");
+    lab.plug_z(lab.cable_from("host-p0-s00-h000", "nic1p1"), lab.port("tor-p0-s00-r2a", "etp9"));
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::rail_violation));
   }
   SECTION("rail-violation: an exchange") {
     LabFixture lab;
     const int a = lab.cable_from("host-p0-s00-h000", "nic1p1"), b = lab.cable_from("host-p0-s00-h001", "nic2p1");
-    std::swap(lab.wiring[a].z, lab.wiring[b].z);
+    lab.swap_z(a, b);
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::rail_violation), "exchange");
   }
   SECTION("plane-violation") {
     LabFixture lab;
-    lab.wiring[lab.cable_from("host-p0-s00-h000", "nic1p2")].z = lab.port("tor-p0-s00-r1a", "etp9");
+    lab.plug_z(lab.cable_from("host-p0-s00-h000", "nic1p2"), lab.port("tor-p0-s00-r1a", "etp9"));
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::plane_violation));
   }
   SECTION("plane-violation: an uplink exchange") {
     LabFixture lab;
     const int a = lab.cable_from("tor-p0-s00-r1a", "etp5"), b = lab.cable_from("tor-p0-s01-r2b", "etp6");
-    std::swap(lab.wiring[a].z, lab.wiring[b].z);
+    lab.swap_z(a, b);
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::plane_violation), "uplink exchange");
   }
   SECTION("unplanned") {
     LabFixture lab;
-    lab.wiring.push_back({lab.port("tor-p0-s00-r1a", "etp10"), lab.port("agg-p0-1-02", "etp6"), ""});
+    lab.add_cable(lab.port("tor-p0-s00-r1a", "etp10"), lab.port("agg-p0-1-02", "etp6"));
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::unplanned));
   }
   SECTION("lossy") {
     LabFixture lab;
-    lab.wiring[lab.cable_from("tor-p0-s01-r1b", "etp6")].fault = "loss-a-z:30";
+    lab.set_fault(lab.cable_from("tor-p0-s01-r1b", "etp6"), "loss-a-z:30");
     test::check_golden_message(lab.bp(), only(probed(lab), FindingKind::lossy));
   }
   SECTION("unobserved") {
     // One host's probes only: the uplinks of its ToRs that its few
     // flows missed are too little evidence either way.
     LabFixture lab;
-    validator::FabricModel model(*lab.fabric, lab.wiring);
+    fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
     const int host = lab.fabric->device_by_name("host-p0-s00-h000"), dst = lab.fabric->device_by_name("host-p0-s01-h000");
     probe::ObservationSet obs;
     for (int id = 1; id <= 2; ++id) {

@@ -164,7 +164,7 @@ TEST_CASE("validator/verify: the command's exit codes and JSON report") {
   CHECK(clean.out.rfind("clean: 96 cables in scope, 96 verified both ways; 0 findings", 0) == 0);
 
   int a = lab.cable_from("tor-p0-s00-r1a", "etp5"), b = lab.cable_from("tor-p0-s00-r1a", "etp6");
-  std::swap(lab.wiring[a].z, lab.wiring[b].z);
+  lab.swap_z(a, b);
   write_obs("swap.jsonl");
   auto swap = test::run_hpnctl("verify --blueprint plan --format json swap.jsonl", dir.path());
   CHECK(swap.exit_code == 1);

@@ -1,5 +1,5 @@
 // Diagnosis at pod scale (the default pod, 2,040 hosts): 100 random faults
-// of every kind a seed draws (validator/fault_mix.h), one-way losses of 2%,
+// of every kind a seed draws (fabricmodel/fault_mix.h), one-way losses of 2%,
 // 5% and 30% among them, probed as verify --lab probes with the forwarding
 // model standing in for the lab, wiring rounds and loss rounds, diffed by
 // the real diff. Every fault is named exactly and nothing else. Two fixed
@@ -11,7 +11,7 @@
 
 #include "planner/plan.h"
 #include "planner/spec_loader.h"
-#include "validator/fault_mix.h"
+#include "fabricmodel/fault_mix.h"
 
 using namespace hpn;
 using hpn::validator::FindingKind;
@@ -30,17 +30,17 @@ void check_seed(std::uint64_t seed, double background) {
     if (bp.devices[d].role == Role::host) hosts.push_back(static_cast<int>(d));
   }
   std::mt19937_64 random(seed);
-  auto wiring = validator::planned_wiring(fabric);
-  const auto injected = validator::inject_faults(fabric, wiring, 100, random);
-  validator::FabricModel model(fabric, wiring);
+  auto wiring = fabricmodel::planned_wiring(fabric);
+  const auto injected = fabricmodel::inject_faults(fabric, wiring, 100, random);
+  fabricmodel::FabricModel model(fabric, wiring);
   model.set_loss(background, seed * 7919);
   probe::PlanOptions options;
   options.silence.attempts = 3;
-  const auto run = validator::simulate_verify(model, hosts, options, 3);
+  const auto run = fabricmodel::simulate_verify(model, hosts, options, 3);
   validator::DiffOptions diff_options;
   diff_options.silence.attempts = 3;
   const auto report = validator::diff(fabric, validator::collect_witnesses(fabric, run.observations), diff_options);
-  const auto score = validator::score_report(fabric, report, injected);
+  const auto score = fabricmodel::score_report(fabric, report, injected);
   std::string misses;
   for (const auto& m : score.misses) misses += m + "\n";
   INFO("seed " << seed << ", background " << background << "\n" << misses);

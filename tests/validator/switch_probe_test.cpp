@@ -22,7 +22,7 @@ namespace {
 // The switch probes of the plan, round after round as verify --lab sends
 // them (probe::next_switch_round), through the model of `lab.wiring`.
 probe::ObservationSet switch_probe_model(const LabFixture& lab, int* rounds = nullptr) {
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   probe::ObservationSet out;
   uint64_t id = 1u << 20;
   auto plan = probe::switch_probes(lab.bp(), lab.hosts());
@@ -83,7 +83,7 @@ TEST_CASE("validator/switch probes: two aggregation uplinks exchanged between co
     }
   }
   REQUIRE(second >= 0);
-  std::swap(lab.wiring[first].z, lab.wiring[second].z);
+  lab.swap_z(first, second);
   auto obs = lab.observe();
   const auto up = switch_probe_model(lab);
   obs.add_all(up);

@@ -32,12 +32,12 @@ namespace {
 // What verify --lab gathers, through the model (switch probes, host and
 // loss rounds, three attempts a probe), diffed; `set_up` changes the
 // model before any probe.
-validator::Report probed(const LabFixture& lab, const std::function<void(validator::FabricModel&)>& set_up = {}) {
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+validator::Report probed(const LabFixture& lab, const std::function<void(fabricmodel::FabricModel&)>& set_up = {}) {
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   if (set_up) set_up(model);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  const auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
+  const auto run = fabricmodel::simulate_verify(model, lab.hosts(), plan, 3);
   validator::DiffOptions options;
   options.silence.attempts = 3;
   return validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, run.observations), options);
@@ -76,7 +76,7 @@ struct TwoPodLab : LabFixture {
     REQUIRE(made.ok());
     plan = std::move(made.value());
     fabric = std::make_unique<FabricIndex>(plan.blueprint);
-    wiring = validator::planned_wiring(*fabric);
+    wiring = fabricmodel::planned_wiring(*fabric);
   }
 };
 
@@ -86,7 +86,7 @@ TEST_CASE("validator/telemetry: a ToR port with IOAM off leaves its host cable u
           "[validator][telemetry]") {
   LabFixture lab;
   const int cable = lab.cable_from("host-p0-s00-h000", "nic1p1");  // -> tor-p0-s00-r1a:etp1a
-  lab.wiring[cable].fault = "ioam-off-z";
+  lab.set_fault(cable, "ioam-off-z");
   const auto r = probed(lab);
   INFO(findings_text(r));
   check_no_cable_fault(r);
@@ -115,7 +115,7 @@ TEST_CASE("validator/telemetry: a ToR with IOAM off leaves every cable of it uno
           "[validator][telemetry]") {
   LabFixture lab;
   const int tor = lab.fabric->device_by_name("tor-p0-s01-r2b");
-  const auto r = probed(lab, [&](validator::FabricModel& m) { m.leave_out_records(tor); });
+  const auto r = probed(lab, [&](fabricmodel::FabricModel& m) { m.leave_out_records(tor); });
   INFO(findings_text(r));
   check_no_cable_fault(r);
   CHECK_FALSE(r.clean());
@@ -155,7 +155,7 @@ TEST_CASE("validator/telemetry: an aggregation switch silent on one port shows b
           "[validator][telemetry]") {
   LabFixture lab;
   const int uplink = lab.cable_from("tor-p0-s00-r1a", "etp5");  // -> agg-p0-1-00:etp1
-  lab.wiring[uplink].fault = "ioam-off-z";
+  lab.set_fault(uplink, "ioam-off-z");
   const auto r = probed(lab);
   INFO(findings_text(r));
   check_no_cable_fault(r);
@@ -223,8 +223,8 @@ TEST_CASE("validator/telemetry: a switch probe whose trace ends before its switc
           "[validator][telemetry]") {
   LabFixture lab;
   const int uplink = lab.cable_from("tor-p0-s00-r1a", "etp6");  // -> agg-p0-1-01
-  lab.wiring[uplink].fault = "ioam-off-z";
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  lab.set_fault(uplink, "ioam-off-z");
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   const int host = lab.fabric->device_by_name("host-p0-s00-h000"), agg = lab.fabric->device_by_name("agg-p0-1-01");
   const PortRef aggregation_port = lab.fabric->end_of(uplink, 1);
   std::string loopback;
@@ -248,7 +248,7 @@ TEST_CASE("validator/unreached: a dead core of two pods is one finding naming it
   std::set<int> cables;
   for (size_t c = 0; c < lab.bp().cables.size(); ++c) {
     if (lab.bp().cables[c].z_device == core) {
-      lab.wiring[c].fault = "down";
+      lab.set_fault(c, "down");
       cables.insert(static_cast<int>(c));
     }
   }
@@ -281,7 +281,7 @@ TEST_CASE("validator/unreached: a dead ToR and a dead aggregation switch are one
     const int device = lab.fabric->device_by_name(name);
     for (size_t c = 0; c < lab.bp().cables.size(); ++c) {
       if (lab.bp().cables[c].a_device != device && lab.bp().cables[c].z_device != device) continue;
-      lab.wiring[c].fault = "down";
+      lab.set_fault(c, "down");
       cables.insert(static_cast<int>(c));
     }
   }
@@ -305,7 +305,7 @@ TEST_CASE("validator/unreached: one pod: a core that never answers keeps its cab
   LabFixture lab;
   const int core = lab.fabric->device_by_name("core-2-01");
   for (size_t c = 0; c < lab.bp().cables.size(); ++c) {
-    if (lab.bp().cables[c].z_device == core) lab.wiring[c].fault = "down";
+    if (lab.bp().cables[c].z_device == core) lab.set_fault(c, "down");
   }
   const auto r = probed(lab);
   INFO(findings_text(r));
@@ -367,11 +367,11 @@ TEST_CASE("validator/unreached: a core that forwards but sends no ICMPv6 error i
           "[validator][unreached][telemetry]") {
   TwoPodLab lab;
   const int core = lab.fabric->device_by_name("core-2-00");
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   model.answer_no_probes(core);
   probe::PlanOptions plan;
   plan.silence.attempts = 3;
-  auto run = validator::simulate_verify(model, lab.hosts(), plan, 3);
+  auto run = fabricmodel::simulate_verify(model, lab.hosts(), plan, 3);
   validator::DiffOptions options;
   options.silence.attempts = 3;
   const auto silent = validator::diff(*lab.fabric, validator::collect_witnesses(*lab.fabric, run.observations), options);
@@ -398,7 +398,7 @@ TEST_CASE("validator/unreached: a run too small to reach a switch names none", "
   // Two probes from one host: most switches above it see nothing, and
   // nothing was asked of them that their silence would answer.
   LabFixture lab;
-  validator::FabricModel model(*lab.fabric, lab.wiring);
+  fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
   const int host = lab.fabric->device_by_name("host-p0-s00-h000"), dst = lab.fabric->device_by_name("host-p0-s01-h000");
   probe::ObservationSet obs;
   for (int id = 1; id <= 2; ++id) obs.add_all(model.probe(host, lab.fabric->port_by_name(host, "nic1p1"), dst, 1, 49152 + id, id));

@@ -1,5 +1,5 @@
 // Random mixes of the faults the forwarding model can put on a wiring
-// (validator/simulate.h), each with the finding the diff should give for
+// (forwarding_model.h), each with the finding the diff should give for
 // it, and the score of a report against them: for the diagnosis tests and
 // benchmark at pod scale.
 #pragma once
@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "validator/diff.h"
-#include "validator/simulate.h"
+#include "fabricmodel/forwarding_model.h"
 
-namespace hpn::validator {
+namespace hpn::fabricmodel {
 
 struct InjectedFault {
-  FindingKind kind = FindingKind::missing;  // the finding it should give
+  validator::FindingKind kind = validator::FindingKind::missing;  // the finding it should give
   std::string fault;          // what was done, for messages: "down", "drop-a-z", "loss-z-a:5", "swap", ...
   std::vector<int> cables;    // the cables the finding should name, ascending
   int direction = -1;         // lossy: the lossy direction
@@ -33,7 +33,7 @@ struct InjectedFault {
 // another port; and one-way loss of 2%, 5% or 30%. A kind the fabric has
 // no room for (a spare port, a partner ToR) is skipped; a dark NIC is two
 // faults, one per cable. `losses` false: miswires and breaks only.
-std::vector<InjectedFault> inject_faults(const FabricIndex& fabric, std::vector<WiredCable>& wiring, int count,
+std::vector<InjectedFault> inject_faults(const FabricIndex& fabric, std::vector<lab::WiredCable>& wiring, int count,
                                          std::mt19937_64& random, bool losses = true);
 
 struct DiagnosisScore {
@@ -45,6 +45,6 @@ struct DiagnosisScore {
   double recall() const { return faults ? static_cast<double>(named) / faults : 1; }
 };
 
-DiagnosisScore score_report(const FabricIndex& fabric, const Report& report, const std::vector<InjectedFault>& faults);
+DiagnosisScore score_report(const FabricIndex& fabric, const validator::Report& report, const std::vector<InjectedFault>& faults);
 
-}  // namespace hpn::validator
+}  // namespace hpn::fabricmodel

@@ -1,25 +1,48 @@
-#include "validator/simulate.h"
+#include "fabricmodel/forwarding_model.h"
 
 #include "probe/probe_rounds.h"
 
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <random>
 
 #include "probe/payload.h"
 
-namespace hpn::validator {
+namespace hpn::fabricmodel {
 
-std::vector<WiredCable> planned_wiring(const FabricIndex& f) {
-  std::vector<WiredCable> wiring;
-  for (size_t c = 0; c < f.blueprint().cables.size(); ++c) {
-    wiring.push_back({f.end_of(static_cast<int>(c), 0), f.end_of(static_cast<int>(c), 1), ""});
-  }
+std::vector<lab::WiredCable> planned_wiring(const FabricIndex& f) {
+  std::vector<lab::WiredCable> wiring;
+  for (const Cable& c : f.blueprint().cables) wiring.push_back({c.id, 0, c.a_device, c.a_port, c.z_device, c.z_port, {}});
   return wiring;
 }
 
-FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) : f_(f) {
+PortRef a_end(const FabricIndex& f, const lab::WiredCable& c) { return {c.a_device, f.port_by_name(c.a_device, c.a_port)}; }
+PortRef z_end(const FabricIndex& f, const lab::WiredCable& c) { return {c.z_device, f.port_by_name(c.z_device, c.z_port)}; }
+
+namespace {
+
+void plug(const FabricIndex& f, int& device, std::string& port, PortRef to) {
+  device = to.valid() ? to.device : 0;
+  port = to.valid() ? f.port(to).name : std::string();
+}
+
+}  // namespace
+
+void plug_a(const FabricIndex& f, lab::WiredCable& c, PortRef to) { plug(f, c.a_device, c.a_port, to); }
+void plug_z(const FabricIndex& f, lab::WiredCable& c, PortRef to) { plug(f, c.z_device, c.z_port, to); }
+
+void swap_a_ends(lab::WiredCable& x, lab::WiredCable& y) {
+  std::swap(x.a_device, y.a_device);
+  std::swap(x.a_port, y.a_port);
+}
+
+void swap_z_ends(lab::WiredCable& x, lab::WiredCable& y) {
+  std::swap(x.z_device, y.z_device);
+  std::swap(x.z_port, y.z_port);
+}
+
+FabricModel::FabricModel(const FabricIndex& f, const std::vector<lab::WiredCable>& wiring)
+    : f_(f), routes_(f, wiring) {
   const Blueprint& bp = f.blueprint();
   peers_.resize(bp.devices.size());
   for (size_t d = 0; d < bp.devices.size(); ++d) {
@@ -31,22 +54,22 @@ FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) :
     no_record_[d].assign(peers_[d].size() + 1, false);
     no_answer_[d].assign(peers_[d].size() + 1, false);
   }
+  using lab::FaultKind;
   for (const auto& w : wiring) {
-    if (!w.a.valid() || !w.z.valid() || w.fault == "down") continue;
+    const PortRef a = a_end(f, w), z = z_end(f, w);
+    const lab::Fault& fault = w.fault;
+    if (!a.valid() || !z.valid() || fault.kind == FaultKind::down) continue;
     // A switch's own state at one end of the cable.
-    for (const auto& [prefix, flags] : {std::pair{"ioam-off-", &no_record_}, std::pair{"icmp-off-", &no_answer_}}) {
-      if (w.fault.rfind(prefix, 0) != 0) continue;
-      const PortRef at = w.fault.back() == 'a' ? w.a : w.z;
-      (*flags)[at.device][at.port] = true;
-    }
-    peers_[w.a.device][w.a.port] = {w.z, w.fault == "drop-a-z"};
-    peers_[w.z.device][w.z.port] = {w.a, w.fault == "drop-z-a"};
-    if (w.fault.rfind("loss-", 0) == 0 && w.fault.size() > 9) {
-      const double rate = std::strtod(w.fault.c_str() + 9, nullptr) / 100;
-      (w.fault.compare(5, 3, "a-z") == 0 ? peers_[w.a.device][w.a.port] : peers_[w.z.device][w.z.port]).loss = rate;
+    const PortRef at = fault.at_z ? z : a;
+    if (fault.kind == FaultKind::ioam_off) no_record_[at.device][at.port] = true;
+    if (fault.kind == FaultKind::icmp_off) no_answer_[at.device][at.port] = true;
+    const bool a_to_z = fault.direction == lab::Direction::a_to_z;
+    peers_[a.device][a.port] = {z, fault.kind == FaultKind::drop && a_to_z};
+    peers_[z.device][z.port] = {a, fault.kind == FaultKind::drop && !a_to_z};
+    if (fault.kind == FaultKind::loss) {
+      (a_to_z ? peers_[a.device][a.port] : peers_[z.device][z.port]).loss = fault.loss_percent / 100.0;
     }
   }
-  host_port_.resize(bp.devices.size());
   links_to_.resize(bp.devices.size());
   up_.resize(bp.devices.size());
   for (size_t d = 0; d < bp.devices.size(); ++d) {
@@ -57,11 +80,6 @@ FabricModel::FabricModel(const FabricIndex& f, std::vector<WiredCable> wiring) :
       if (!far.valid()) continue;
       Role far_role = bp.devices[far.device].role;
       int port = static_cast<int>(i);
-      if (far_role == Role::host) {
-        uint64_t k = key(far.device, f.port(far).nic);
-        host_port_[d].emplace(k, port);  // the first port a host NIC is seen on
-        tors_with_[k].push_back(static_cast<int>(d));
-      }
       links_to_[d][far.device].push_back(port);
       if ((role == Role::tor && far_role == Role::agg) || (role == Role::agg && far_role == Role::core)) {
         up_[d].push_back(port);
@@ -135,28 +153,21 @@ uint64_t hash_tuple(uint32_t seed, const std::string& src, const std::string& ds
 
 }  // namespace
 
-PortRef FabricModel::route(int device, const std::string& src, const std::string& dst, int dst_host,
-                           int nic, int sport, int dport) const {
+PortRef FabricModel::route(int device, const std::string& src, const std::string& dst, int sport, int dport) const {
+  // The fabric's routes on this wiring (routes.h), one port of the ECMP
+  // set per five-tuple.
+  const std::vector<int>& ports = routes_.toward(device, dst);
+  if (ports.empty()) return {};  // no route: dropped here
+  // Between pods the cores forward by their core rules, which the model
+  // does not have: it leaves inter-pod forwarding to the lab, and loses
+  // what an aggregation switch would send up to a core.
   const Blueprint& bp = f_.blueprint();
-  uint64_t k = key(dst_host, nic);
-  // Deliver: a host route learned from the host's ARP on this port.
-  if (auto it = host_port_[device].find(k); it != host_port_[device].end()) return {device, it->second};
-  uint64_t h = hash_tuple(bp.devices[device].node_id, src, dst, sport, dport);
-  Role role = bp.devices[device].role;
-  if (role == Role::agg) {
-    // Down to the ToRs that have the host: one path per plane, unless miswired.
-    std::vector<int> down;
-    if (auto tors = tors_with_.find(k); tors != tors_with_.end()) {
-      for (int tor : tors->second) {
-        auto it = links_to_[device].find(tor);
-        if (it != links_to_[device].end()) down.insert(down.end(), it->second.begin(), it->second.end());
-      }
-    }
-    if (!down.empty()) return {device, down[h % down.size()]};
-    return {};  // the model leaves inter-pod forwarding to the lab
+  if (bp.devices[device].role == Role::agg && bp.devices[peers_[device][ports[0]].port.device].role == Role::core) {
+    return {};
   }
-  if (role == Role::tor && !up_[device].empty()) return {device, up_[device][h % up_[device].size()]};
-  return {};
+  if (ports.size() == 1) return {device, ports[0]};
+  const uint64_t h = hash_tuple(bp.devices[device].node_id, src, dst, sport, dport);
+  return {device, ports[h % ports.size()]};
 }
 
 probe::ObservationRecord FabricModel::send(PortRef from, const std::string& src_address, int dst_host,
@@ -188,7 +199,7 @@ probe::ObservationRecord FabricModel::send(PortRef from, const std::string& src_
       return o;
     }
     if (bp.devices[in.device].role == Role::host) return o;  // delivered to the wrong host
-    PortRef next = route(in.device, src_address, dst_address, dst_host, nic, sport, dport);
+    PortRef next = route(in.device, src_address, dst_address, sport, dport);
     if (!next.valid()) return o;
     --hop_limit;
     if (writes_record(in)) {
@@ -325,7 +336,7 @@ AgentProbe FabricModel::agent_train(int host, int port, int dst, int nic, int sp
       arrived = 0;  // delivered to the wrong host, which does not listen for it
       break;
     }
-    out = route(in.device, src_address, dst_address, dst, nic, sport, 17768);
+    out = route(in.device, src_address, dst_address, sport, 17768);
     if (!out.valid()) {
       arrived = 0;
       break;
@@ -394,4 +405,4 @@ SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, 
   return run;
 }
 
-}  // namespace hpn::validator
+}  // namespace hpn::fabricmodel

@@ -4,9 +4,10 @@
 // benchmark use it; it is not a stand-in for the lab's evidence.
 //
 // Forwarding follows what the fabric's routing converges to on the actual
-// wiring: a ToR delivers to a host NIC it is cabled to, else hashes the
-// five-tuple over its uplinks; an aggregation switch sends down to the ToR
-// that has the host, else up; lost where nothing routes.
+// wiring, the one route computation of routes.h (FabricRoutes: HPN's eBGP,
+// valley-free, ECMP, host routes learned by the ToRs): each switch hashes
+// the five-tuple over its route's next hops; lost where nothing routes.
+// Switch probes to a loopback still take switch_probe's own rule.
 #pragma once
 
 #include <cstdint>
@@ -18,19 +19,11 @@
 #include "probe/observation.h"
 #include "probe/probe_plan.h"
 #include "blueprint/fabric_index.h"
+#include "fabricmodel/routes.h"
+#include "lab/wiring.h"
 
-namespace hpn::validator {
+namespace hpn::fabricmodel {
 
-struct WiredCable {
-  PortRef a, z;
-  // "", "down", "drop-a-z", "drop-z-a", or "loss-a-z:N" / "loss-z-a:N" (N%
-  // of that direction's crossings lost at random, N a decimal), as the
-  // lab's wiring file names them (lab/wiring.h); or of a switch at
-  // one end, which is then the end's port's: "ioam-off-a" / "ioam-off-z"
-  // (it writes no IOAM record into what enters there), "icmp-off-a" /
-  // "icmp-off-z" (it sends no ICMPv6 error out of there).
-  std::string fault;
-};
 
 // One probe as the probe agent makes it (`probe send --retries`) and as
 // both ends record it: the sender's records (the answered attempt's
@@ -41,12 +34,27 @@ struct AgentProbe {
   std::vector<probe::ObservationRecord> sender, receiver;
 };
 
-// The blueprint's own wiring.
-std::vector<WiredCable> planned_wiring(const FabricIndex& fabric);
+// The blueprint's own wiring, every cable (front-end ones too), fault-free:
+// entry i is cable i, so a test or a fault mix changes cable i's ends or
+// fault in place. lab::planned_wiring() is the lab's (back-end cables only).
+std::vector<lab::WiredCable> planned_wiring(const FabricIndex& fabric);
+
+// A wired cable's ends as ports of the fabric (invalid where the end names
+// no port of its device), and moved: plugging an end into an invalid port
+// unplugs it, and the model takes the cable as not there.
+PortRef a_end(const FabricIndex& fabric, const lab::WiredCable& cable);
+PortRef z_end(const FabricIndex& fabric, const lab::WiredCable& cable);
+void plug_a(const FabricIndex& fabric, lab::WiredCable& cable, PortRef to);
+void plug_z(const FabricIndex& fabric, lab::WiredCable& cable, PortRef to);
+// Two cables' a (z) ends exchanged, as a technician's swap.
+void swap_a_ends(lab::WiredCable& x, lab::WiredCable& y);
+void swap_z_ends(lab::WiredCable& x, lab::WiredCable& y);
 
 class FabricModel {
  public:
-  FabricModel(const FabricIndex& fabric, std::vector<WiredCable> wiring);
+  // The model forwards on `wiring` (lab/wiring.h, the one wiring type): a
+  // cable whose end names no port of its device is not there.
+  FabricModel(const FabricIndex& fabric, const std::vector<lab::WiredCable>& wiring);
 
   // One probe from `host`'s port `port` to `dst`'s NIC `nic`, and the
   // listener's reply out of the port it arrived on. Lost probes get no reply.
@@ -100,7 +108,7 @@ class FabricModel {
   struct Peer {
     PortRef port;
     bool drops = false;  // this direction does not pass
-    double loss = 0;     // this direction's own random loss (a loss-*-* fault)
+    double loss = 0;     // this direction's own random loss (a loss fault)
   };
   bool lost_on(const Peer& p);  // this crossing of `p` lost at random
   // Of `n` datagrams crossing `p`, how many get across.
@@ -108,8 +116,9 @@ class FabricModel {
   const Peer* peer(PortRef p) const;
   bool writes_record(PortRef in) const;  // IOAM on where `in` enters its switch
   bool answers_at(PortRef in) const;     // ICMPv6 errors go back out of `in`
-  PortRef route(int device, const std::string& src, const std::string& dst, int dst_host, int nic,
-                int sport, int dport) const;
+  // The port `device` sends the five-tuple's datagram out of; invalid when
+  // it has no route to `dst`.
+  PortRef route(int device, const std::string& src, const std::string& dst, int sport, int dport) const;
   probe::ObservationRecord send(PortRef from, const std::string& src_address, int dst_host, int nic,
                           const std::string& dst_address, int sport, int dport, uint64_t id,
                           probe::ProbeDirection direction);
@@ -119,9 +128,8 @@ class FabricModel {
 
   const FabricIndex& f_;
   std::vector<std::vector<Peer>> peers_;  // by device, by port index
-  // Routing state the fabric converges to on this wiring (built once):
-  std::vector<std::unordered_map<uint64_t, int>> host_port_;  // a switch's port to a host NIC
-  std::unordered_map<uint64_t, std::vector<int>> tors_with_;  // switches cabled to a host NIC
+  FabricRoutes routes_;  // what the fabric's routing converges to on this wiring
+  // Switch probes' forwarding (switch_probe):
   std::vector<std::unordered_map<int, std::vector<int>>> links_to_;  // ports toward a neighbour
   std::vector<std::vector<int>> up_;                                 // ToR and agg uplinks
   std::unordered_map<uint64_t, std::string> addresses_;             // host NIC -> bond IPv6
@@ -147,4 +155,4 @@ struct SimulatedRun {
 SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, const probe::PlanOptions& plan,
                              int attempts, int max_rounds = 8);
 
-}  // namespace hpn::validator
+}  // namespace hpn::fabricmodel

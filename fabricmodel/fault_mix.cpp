@@ -1,4 +1,4 @@
-#include "validator/fault_mix.h"
+#include "fabricmodel/fault_mix.h"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,11 @@
 #include <set>
 #include <tuple>
 
-namespace hpn::validator {
+namespace hpn::fabricmodel {
+
+using validator::FindingKind;
+using validator::Report;
+using validator::Severity;
 
 namespace {
 
@@ -26,7 +30,7 @@ PortRef spare_port(const FabricIndex& f, int device, std::set<PortRef>& taken) {
 
 }  // namespace
 
-std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<WiredCable>& wiring, int count,
+std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<lab::WiredCable>& wiring, int count,
                                          std::mt19937_64& random, bool losses) {
   const Blueprint& bp = f.blueprint();
   std::map<int, std::vector<int>> host_cables, uplinks;  // ToR -> its cables
@@ -92,25 +96,25 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
     const int cable = on_uplink ? pick(uplinks[tor]) : free_host_cable(tor);
     if (cable < 0) continue;
     const int direction = std::uniform_int_distribution<int>(0, 1)(random);
-    const char* way = direction == 0 ? "a-z" : "z-a";
+    const auto way = direction == 0 ? lab::Direction::a_to_z : lab::Direction::z_to_a;
     const Device& t = bp.devices[tor];
     InjectedFault fault;
     std::vector<int> touched{tor};
     if (what == "down") {
-      wiring[cable].fault = "down";
+      wiring[cable].fault = {lab::FaultKind::down};
       fault = {FindingKind::missing, "down", {cable}, -1};
     } else if (what == "drop") {
-      wiring[cable].fault = fmt::format("drop-{}", way);
-      fault = {FindingKind::unidirectional, wiring[cable].fault, {cable}, -1};
+      wiring[cable].fault = {lab::FaultKind::drop, way};
+      fault = {FindingKind::unidirectional, wiring[cable].fault.to_string(), {cable}, -1};
     } else if (what == "loss") {
       const int rate = rates[std::uniform_int_distribution<int>(0, 2)(random)];
-      wiring[cable].fault = fmt::format("loss-{}:{}", way, rate);
-      fault = {FindingKind::lossy, wiring[cable].fault, {cable}, direction};
+      wiring[cable].fault = {lab::FaultKind::loss, way, rate};
+      fault = {FindingKind::lossy, wiring[cable].fault.to_string(), {cable}, direction};
     } else if (what == "swap") {
       int other = -1;
       for (int tries = 0; tries < 8 && (other < 0 || other == cable); ++tries) other = free_host_cable(tor);
       if (other < 0 || other == cable) continue;
-      std::swap(wiring[cable].z, wiring[other].z);
+      swap_z_ends(wiring[cable], wiring[other]);
       fault = {FindingKind::swapped, "swap", {std::min(cable, other), std::max(cable, other)}, -1};
       touched.push_back(bp.cables[other].a_device);
     } else if (what == "rail-exchange" || what == "plane-exchange") {
@@ -125,7 +129,7 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       if (other_tor < 0) continue;
       const int other = rails ? free_host_cable(other_tor) : pick(uplinks[other_tor]);
       if (other < 0) continue;
-      std::swap(wiring[cable].z, wiring[other].z);
+      swap_z_ends(wiring[cable], wiring[other]);
       fault = {rails ? FindingKind::rail_violation : FindingKind::plane_violation, what,
                {std::min(cable, other), std::max(cable, other)}, -1};
       touched.push_back(other_tor);
@@ -140,7 +144,7 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       if (other_tor < 0) continue;
       const int other = free_host_cable(other_tor);
       if (other < 0) continue;
-      std::swap(wiring[cable].a, wiring[other].a);
+      swap_a_ends(wiring[cable], wiring[other]);
       fault = {FindingKind::swapped, what, {std::min(cable, other), std::max(cable, other)}, -1};
       touched.push_back(other_tor);
       touched.push_back(bp.cables[other].a_device);
@@ -164,11 +168,11 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       if (candidates.empty() || (what == "nic-down" && static_cast<int>(out.size()) + 2 > count)) continue;
       const int other = pick(candidates);
       if (what == "nic-down") {
-        wiring[cable].fault = wiring[other].fault = "down";
+        wiring[cable].fault = wiring[other].fault = {lab::FaultKind::down};
         out.push_back({FindingKind::missing, what, {other}, -1});
         fault = {FindingKind::missing, what, {cable}, -1};
       } else {
-        std::swap(wiring[cable].a, wiring[other].a);
+        swap_a_ends(wiring[cable], wiring[other]);
         fault = {FindingKind::rail_violation, what, {std::min(cable, other), std::max(cable, other)}, -1};
       }
       touched.push_back(bp.cables[other].z_device);
@@ -176,7 +180,7 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       // An uplink's ToR end on a spare port of its ToR.
       const PortRef spare = spare_port(f, tor, taken);
       if (!spare.valid()) continue;
-      wiring[cable].a = spare;
+      plug_a(f, wiring[cable], spare);
       fault = {FindingKind::wrong_port, what, {cable}, -1};
     } else if (what == "other-segment") {
       // A host cable on a spare port of the same rail's ToR in another segment.
@@ -187,7 +191,7 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       if (other_tor < 0) continue;
       const PortRef spare = spare_port(f, other_tor, taken);
       if (!spare.valid()) continue;
-      wiring[cable].z = spare;
+      plug_z(f, wiring[cable], spare);
       fault = {FindingKind::wrong_device, what, {cable}, -1};
       touched.push_back(other_tor);
     } else {
@@ -207,7 +211,7 @@ std::vector<InjectedFault> inject_faults(const FabricIndex& f, std::vector<Wired
       }
       const PortRef spare = spare_port(f, to, taken);
       if (!spare.valid()) continue;  // no room for this kind here
-      wiring[cable].z = spare;
+      plug_z(f, wiring[cable], spare);
       fault = {what == "wrong-port" ? FindingKind::wrong_port : FindingKind::wrong_device, what, {cable}, -1};
     }
     if (bp.cables[cable].kind == CableKind::host_tor) touched.push_back(bp.cables[cable].a_device);
@@ -253,4 +257,4 @@ DiagnosisScore score_report(const FabricIndex& f, const Report& report, const st
   return s;
 }
 
-}  // namespace hpn::validator
+}  // namespace hpn::fabricmodel
