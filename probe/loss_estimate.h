@@ -17,6 +17,10 @@
 // and the search repeated; culprits' rates are refitted jointly and any
 // that the others explain is dropped. A direction no attempt came back by
 // at all is dead from the start (its silence is the diff's to call).
+//
+// In probe/, not validator/, though the verdict judges by it: the loss
+// rounds (probe/loss_trains.h) are sized by its background and aimed at the
+// directions it leaves undecided, round by round, wherever ProbeRounds runs.
 #pragma once
 
 #include <cstddef>
