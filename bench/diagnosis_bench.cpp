@@ -36,7 +36,7 @@
 #include "bench/peak_memory.h"
 #include "planner/plan.h"
 #include "planner/spec_loader.h"
-#include "probe/loss_tomography.h"
+#include "probe/loss_estimate.h"
 #include "fabricmodel/fault_mix.h"
 
 int main(int argc, char** argv) {

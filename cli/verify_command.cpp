@@ -26,6 +26,7 @@
 #include "validator/diff.h"
 #include "validator/lldp.h"
 #include "validator/report.h"
+#include "validator/verify.h"
 
 namespace hpn::cli {
 
@@ -119,28 +120,28 @@ int run_verify(VerifyOptions o, const Verbosity& verbosity) {
   if (!store) return fail(kInputError, store.error().message);
   auto bp = store->load();
   if (!bp) return fail(kInputError, bp.error().message);
-  hpn::validator::LldpMatch match;
-  if (!hpn::validator::parse_lldp_match(o.lldp_match, match)) {
+  hpn::validator::VerifyOptions verdict;
+  if (!hpn::validator::parse_lldp_match(o.lldp_match, verdict.lldp_match)) {
     return fail(kInputError, "--lldp-match must be description or port-id");
   }
   // The dumps are read before anything runs (a lab in particular): a bad
   // one is an input error, never half a diff.
-  std::vector<hpn::validator::LldpDump> dumps;
+  hpn::validator::Evidence evidence;
   for (const auto& argument : o.lldp) {
     auto source = hpn::validator::parse_lldp_argument(argument);
     if (!source) return fail(kInputError, source.error().message);
     auto dump = hpn::validator::read_lldp_dump(source.value());
     if (!dump) return fail_located(kInputError, dump.error().message);
-    dumps.push_back(std::move(dump.value()));
+    evidence.lldp.push_back(std::move(dump.value()));
   }
-  std::vector<hpn::validator::BgpDump> bgp;
+  auto& bgp = evidence.bgp;
   for (const auto& argument : o.bgp) {
     auto dump = hpn::validator::read_bgp_dump(argument);
     if (!dump) return fail_located(kInputError, dump.error().message);
     bgp.push_back(std::move(dump.value()));
   }
   hpn::FabricIndex fabric(bp.value());
-  hpn::probe::ObservationSet all;
+  hpn::probe::ObservationSet& all = evidence.observations;
   std::string teardown_error;
   if (o.lab) {
     int failure = kEnvironmentError;
@@ -180,7 +181,7 @@ int run_verify(VerifyOptions o, const Verbosity& verbosity) {
     if (all.empty()) all = std::move(read.value());
     else all.append(read.value());
   }
-  hpn::validator::DiffOptions options;
+  hpn::validator::DiffOptions& options = verdict.diff;
   options.min_probes = o.min_probes;
   options.silence = silence_rule(o);
   options.loss = loss_options(o);
@@ -191,23 +192,10 @@ int run_verify(VerifyOptions o, const Verbosity& verbosity) {
     if (!hosts) return fail(kInputError, "--scope: " + hosts.error().message);
     options.scope_hosts = std::move(hosts.value());
   }
-  auto witnesses = hpn::validator::collect_witnesses(fabric, all);
-  // Observations that name no device of this plan are no evidence about
-  // it: most likely another plan's.
-  if (!all.empty() && witnesses.probed_hosts.empty()) {
-    return fail(kInputError,
-                fmt::format("none of the {} observation records names a host of {} (the first names '{}'): are "
-                            "they from another plan?",
-                            all.size(), store->path(),
-                            witnesses.unknown_devices.empty() ? std::string("-") : *witnesses.unknown_devices.begin()));
-  }
-  if (auto added = hpn::validator::add_lldp_witnesses(fabric, dumps, match, witnesses); !added) {
-    return fail_located(kInputError, added.error().message);
-  }
-  if (auto added = hpn::validator::add_bgp_witnesses(fabric, bgp, witnesses); !added) {
-    return fail_located(kInputError, added.error().message);
-  }
-  auto report = hpn::validator::diff(fabric, witnesses, options);
+  verdict.plan_name = store->path();
+  auto verified = hpn::validator::verify(fabric, evidence, verdict);
+  if (!verified) return fail_located(kInputError, verified.error().message);
+  const hpn::validator::Report& report = verified.value();
   hpn::validator::render_report(report, fabric, format, std::cout);
   if (o.paths_out) {
     // Per sender port and destination, the source ports whose paths are disjoint (HPN §5).

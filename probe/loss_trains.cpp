@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "blueprint/fabric_index.h"
-#include "probe/loss_tomography.h"
+#include "probe/loss_estimate.h"
 #include "probe/payload.h"
 
 namespace hpn::probe {

@@ -5,14 +5,14 @@
 // How many attempts: a direction whose own loss is `rate` more than the
 // background b per crossing, crossed by paths of L cables, loses an attempt
 // with q1 = 1 - (1-b)^L (1-rate) against q0 = 1 - (1-b)^L. The estimate
-// (probe/loss_tomography.h) names it when its lost attempts k reach the
+// (probe/loss_estimate.h) names it when its lost attempts k reach the
 // one-sided Poisson critical count c of n q0 at alpha / D (D the
 // directions tested, Bonferroni) and at least min_lost, and a finding when
 // its own rate, (k/n - q0) / (1 - q0), reaches `warn`: c is the larger of
 // those counts. attempts_to_detect() is the least n with
 // P[Binomial(n, q1) >= c] >= power. A direction
 // losing only the background is decided clean once a loss of `rate` is
-// ruled out (probe/loss_tomography.h, kRuleOutZ): attempts_to_rule_out().
+// ruled out (probe/loss_estimate.h, kRuleOutZ): attempts_to_rule_out().
 // The first loss round gives each direction the larger of the two: at no
 // background 2% takes about 530 attempts, at 5% per crossing over two
 // cables some thousands (hpnctl(1), LOSS, has the table).

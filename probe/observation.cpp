@@ -6,9 +6,12 @@
 #include <sys/stat.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -236,6 +239,40 @@ hpn::Result<ObservationSet> read_observation_file(const std::string& path, std::
   ObservationSet out;
   if (auto st = read_observation_file_into(path, out, {limit, kMaxObservedHops}); !st) return st.error();
   return out;
+}
+
+hpn::Result<ObservationSet> read_observation_inputs(const std::vector<std::string>& inputs, std::size_t max_hops) {
+  std::vector<std::string> files;
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(input, ec)) {
+      files.push_back(input);
+      continue;
+    }
+    // An empty file in a directory is an agent that saw nothing (a
+    // listener no probe reached): no error, and no evidence either.
+    std::vector<std::string> here;
+    bool any = false;
+    for (const auto& e : std::filesystem::directory_iterator(input, ec)) {
+      if (e.path().extension() != ".jsonl" || !e.is_regular_file(ec)) continue;
+      any = true;
+      if (e.file_size(ec) > 0) here.push_back(e.path().string());
+    }
+    if (ec) return Error{fmt::format("{}: {}", input, ec.message())};
+    if (!any) return Error{fmt::format("{}: no observation file (*.jsonl) in it", input)};
+    std::sort(here.begin(), here.end());
+    files.insert(files.end(), here.begin(), here.end());
+  }
+  // One set for every file: a name or address seen in many is held once.
+  ObservationSet all;
+  for (const auto& file : files) {
+    const ObservationLimits limits{kMaxObservations - std::min(all.size(), kMaxObservations), max_hops};
+    if (auto st = read_observation_file_into(file, all, limits); !st) return st.error();
+  }
+  if (all.empty() && all.skipped_long_paths() == 0) {
+    return Error{fmt::format("{}: no observation records (the files are empty)", fmt::join(inputs, ", "))};
+  }
+  return all;
 }
 
 }  // namespace hpn::probe

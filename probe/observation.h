@@ -81,7 +81,7 @@ struct Observation {
   // record is of: a sender's answered probe, the attempt answered (those
   // before it went unanswered); a sender's lost probe, the last attempt
   // made (every one unanswered); a receiver's record, the attempt that
-  // arrived. Loss estimates count every attempt (probe/loss_tomography.h).
+  // arrived. Loss estimates count every attempt (probe/loss_evidence.h).
   int attempt = 1;
   // A train's record (probe/payload.h): the probe is its report request.
   // `train`: the datagrams the sender sent (a sender's record) or the
@@ -234,5 +234,13 @@ hpn::Result<ObservationSet> read_observations(std::istream& in, const std::strin
 hpn::Status read_observation_file_into(const std::string& path, ObservationSet& into,
                                        const ObservationLimits& limits = {});
 hpn::Result<ObservationSet> read_observation_file(const std::string& path, std::size_t limit = kMaxObservations);
+
+// Observation files, or directories of them (their *.jsonl in name order,
+// empty ones skipped), read up to kMaxObservations in all.
+// `max_hops`: a record with more hops is skipped as malformed and counted
+// (ObservationSet::skipped_long_paths()); verify passes the plan's longest
+// path (probe/probe_plan.h, longest_path_hops()).
+hpn::Result<ObservationSet> read_observation_inputs(const std::vector<std::string>& inputs,
+                                                    std::size_t max_hops = kMaxObservedHops);
 
 }  // namespace hpn::probe

@@ -94,12 +94,4 @@ hpn::Result<PlanSummary> parse_plan_summary(std::string_view text, const std::st
 // the attempts its probes make.
 hpn::Result<PlanSettings> read_plan_settings(const std::string& dir);
 
-// Observation files, or directories of them (their *.jsonl in name order,
-// empty ones skipped), read up to kMaxObservations in all.
-// `max_hops`: a record with more hops is skipped as malformed and counted
-// (ObservationSet::skipped_long_paths()); verify passes the plan's longest
-// path (longest_path_hops()).
-hpn::Result<ObservationSet> read_observation_inputs(const std::vector<std::string>& inputs,
-                                                    std::size_t max_hops = kMaxObservedHops);
-
 }  // namespace hpn::probe

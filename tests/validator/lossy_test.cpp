@@ -1,5 +1,5 @@
 // Gray failures: cables that pass some traffic and lose some, found by the
-// loss estimate (probe/loss_tomography.h) on the forwarding model of the
+// loss estimate (probe/loss_estimate.h) on the forwarding model of the
 // lab pod, probed as verify --lab probes (simulate_verify): named by cable
 // and direction above the run's background, and never under background
 // loss alone.
@@ -16,7 +16,7 @@
 #include "lab_fixture.h"
 #include "support/observations.h"
 #include "support/findings.h"
-#include "probe/loss_tomography.h"
+#include "probe/loss_estimate.h"
 #include "probe/loss_trains.h"
 #include "probe/probe_plan.h"
 #include "validator/report.h"

@@ -1,18 +1,6 @@
-// Network tomography of loss: per cable and direction, the loss rate that
-// best explains which attempts of which probes came back.
-//
-// Every attempt of a probe is a transmission over the directed cables of
-// its path; it comes back only if no crossing drops it. Only a path a
-// trace shows counts: a received probe's trace (the reply's trace for the
-// way back), the receiver's record of its arrival, or the trace of
-// another probe of the same flow (sender port, destination and source
-// port hash alike). A probe no trace speaks for may have been lost to a
-// miswire or a dark cable, the diff's own findings, and is left out. With
-// receivers' records only the way there counts, attempt by attempt (a
-// late reply makes the sender retry though nothing was lost); without
-// them a round trip crosses both directions of a host cable, whose losses
-// cannot then be told apart. Switch probes are left out: their answers
-// come back by a path no trace shows.
+// The loss estimate: from the evidence of a run (probe/loss_evidence.h),
+// per cable and direction, the loss rate that best explains which
+// attempts of which probes came back.
 //
 // Localisation follows 007 (Arzani et al., NSDI 2018) and NetBouncer (Tan
 // et al., NSDI 2019): a uniform per-crossing background loss p0 is fitted
@@ -29,46 +17,19 @@
 // and the search repeated; culprits' rates are refitted jointly and any
 // that the others explain is dropped. A direction no attempt came back by
 // at all is dead from the start (its silence is the diff's to call).
+//
+// In probe/, not validator/, though the verdict judges by it: the loss
+// rounds (probe/loss_trains.h) are sized by its background and aimed at the
+// directions it leaves undecided, round by round, wherever ProbeRounds runs.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "blueprint/fabric_index.h"
-#include "probe/observation.h"
-#include "probe/observation_index.h"
+#include "probe/loss_evidence.h"
 
 namespace hpn::probe {
-
-// A cable's direction: cable * 2 + direction ([0] a -> z, [1] z -> a).
-using DirectedCable = std::int32_t;
-
-// Attempts over one path: `lost` of `attempts` did not come back.
-struct Transmission {
-  std::uint32_t first = 0, count = 0;   // crossings known: LossEvidence::crossings[first, first + count)
-  std::int32_t unseen = 0;              // further crossings of cables no one can name (between pods)
-  std::int32_t attempts = 0, lost = 0;
-};
-
-struct LossEvidence {
-  std::vector<DirectedCable> crossings;
-  std::vector<Transmission> transmissions;
-  // Directions a train was sent across (its flow's path as traced before)
-  // whose count no one had: its report and the receiver's record both
-  // lost. One that no counted attempt crossed is undecided, not untested.
-  std::vector<DirectedCable> uncounted;
-};
-
-// From a run's observations (senders' and receivers' records); records
-// naming devices or ports the blueprint lacks are left out.
-LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationSet& observations);
-// The same from observations already resolved.
-LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationIndex& observations);
-
-// The directed cables a sender's received record (forward, reverse or
-// expired) shows crossed, in path order.
-std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observation& received);
 
 struct LossOptions {
   double warn = 0.01;      // a lossy direction at this rate or more is a warning (--lossy-warn)
