@@ -36,12 +36,6 @@ struct ProfileArgs {
   std::vector<std::string> nic_map;
 };
 
-int fail(const std::string& message, int code = kInputError) {
-  std::cerr << "hpnctl: " << shown(message);
-  if (message.empty() || message.back() != '\n') std::cerr << '\n';
-  return code;
-}
-
 void print_files(const std::vector<ProfileFile>& files, std::ostream& out) {
   // Several files on one stream, headed the way head(1) heads them.
   for (size_t i = 0; i < files.size(); ++i) {
@@ -51,44 +45,44 @@ void print_files(const std::vector<ProfileFile>& files, std::ostream& out) {
 }
 
 int run(const ProfileArgs& a) {
-  if (a.all == !a.host.empty()) return fail("name one HOST, or give --all -o DIR");
-  if (a.all && a.output.empty()) return fail("--all writes every host's profile: give -o DIR");
-  if (a.all && !a.nic_map.empty()) return fail("--nic-map maps one host's ports: name the HOST, not --all");
+  if (a.all == !a.host.empty()) return fail(kInputError, "name one HOST, or give --all -o DIR");
+  if (a.all && a.output.empty()) return fail(kInputError, "--all writes every host's profile: give -o DIR");
+  if (a.all && !a.nic_map.empty()) return fail(kInputError, "--nic-map maps one host's ports: name the HOST, not --all");
   if (a.format != "json" && a.format != "networkd" && a.format != "netplan" && a.format != "env") {
-    return fail("--format must be json, networkd, netplan or env");
+    return fail(kInputError, "--format must be json, networkd, netplan or env");
   }
   ProfileOptions options;
   if (!a.bond_mode.empty()) {
     BondMode mode;
     if (!parse_bond_mode(a.bond_mode, mode)) {
-      return fail(fmt::format("--bond-mode '{}': one of balance-xor, 802.3ad, active-backup", a.bond_mode));
+      return fail(kInputError, fmt::format("--bond-mode '{}': one of balance-xor, 802.3ad, active-backup", a.bond_mode));
     }
     options.mode = mode;
   }
-  if (a.mtu && (*a.mtu < 1280 || *a.mtu > 9216)) return fail("--mtu must be between 1280 and 9216");
+  if (a.mtu && (*a.mtu < 1280 || *a.mtu > 9216)) return fail(kInputError, "--mtu must be between 1280 and 9216");
   options.mtu = a.mtu;
   if (a.all) {
-    if (auto target = check_profile_target(a.output); !target) return fail(target.error().message);
+    if (auto target = check_profile_target(a.output); !target) return fail(kInputError, target.error().message);
   } else if (!a.output.empty()) {
-    if (auto target = check_host_profile_target(a.output); !target) return fail(target.error().message);
+    if (auto target = check_host_profile_target(a.output); !target) return fail(kInputError, target.error().message);
   }
   std::optional<PathsFile> paths;
   if (!a.paths.empty()) {
     auto loaded = load_paths_file(a.paths);
-    if (!loaded) return fail(loaded.error().message);
+    if (!loaded) return fail(kInputError, loaded.error().message);
     paths = std::move(loaded.value());
     options.paths = &*paths;
   }
   auto store = BlueprintStore::open(a.blueprint);
-  if (!store) return fail(store.error().message);
+  if (!store) return fail(kInputError, store.error().message);
   auto bp = store->load();
-  if (!bp) return fail(bp.error().message);
+  if (!bp) return fail(kInputError, bp.error().message);
   auto builder = ProfileBuilder::create(bp.value(), options);
-  if (!builder) return fail(builder.error().message);
+  if (!builder) return fail(kInputError, builder.error().message);
 
   if (a.all) {
     auto written = write_profiles(builder.value(), a.output);
-    if (!written) return fail(written.error().message, kEnvironmentError);
+    if (!written) return fail(kEnvironmentError, written.error().message);
     std::cout << fmt::format("wrote {} host profiles ({} files) to {}/\n", written->hosts, written->files,
                              a.output);
     return kOk;
@@ -96,21 +90,21 @@ int run(const ProfileArgs& a) {
   auto host = builder->find_host(a.host);
   if (!host) {
     for (const auto& d : bp->devices) {
-      if (d.name == a.host) return fail(fmt::format("{} is a {}, not a host", a.host, to_string(d.role)));
+      if (d.name == a.host) return fail(kInputError, fmt::format("{} is a {}, not a host", a.host, to_string(d.role)));
     }
     std::string guess = closest_match(a.host, builder->host_names());
-    return fail(fmt::format("no host '{}' in {}{}", a.host, store->path(),
+    return fail(kInputError, fmt::format("no host '{}' in {}{}", a.host, store->path(),
                             guess.empty() ? "" : fmt::format(" (did you mean '{}'?)", guess)));
   }
   HostProfile profile = builder->build(*host);
   if (!a.nic_map.empty()) {
     auto map = load_nic_map(a.nic_map, planned_ports(profile));
-    if (!map) return fail(map.error().message);
+    if (!map) return fail(kInputError, map.error().message);
     apply_nic_map(profile, map.value());
   }
   if (!a.output.empty()) {
     auto written = write_host_profile(profile, a.output);
-    if (!written) return fail(written.error().message, kEnvironmentError);
+    if (!written) return fail(kEnvironmentError, written.error().message);
     std::cout << fmt::format("wrote the profile of {} ({} files) to {}/\n", profile.host, written->files, a.output);
     if (link_files_are_templates(profile)) {
       std::cerr << fmt::format("hpnctl: note: no --nic-map: {0}/link/*.link.in and {0}/udev/*.rules.in are templates; "

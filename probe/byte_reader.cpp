@@ -55,44 +55,44 @@ std::uint64_t ByteReader::take_be(std::size_t n) {
   return v;
 }
 
-Result<std::uint8_t> ByteReader::u8(std::string_view what) {
+Decoded<std::uint8_t> ByteReader::u8(std::string_view what) {
   HPN_CHECK(need(1, what));
   return static_cast<std::uint8_t>(take_be(1));
 }
 
-Result<std::uint8_t> ByteReader::peek_u8(std::string_view what) const {
+Decoded<std::uint8_t> ByteReader::peek_u8(std::string_view what) const {
   HPN_CHECK(need(1, what));
   return std::to_integer<std::uint8_t>(bytes_[pos_]);
 }
 
-Result<std::uint16_t> ByteReader::be16(std::string_view what) {
+Decoded<std::uint16_t> ByteReader::be16(std::string_view what) {
   HPN_CHECK(need(2, what));
   return static_cast<std::uint16_t>(take_be(2));
 }
 
-Result<std::uint32_t> ByteReader::be24(std::string_view what) {
+Decoded<std::uint32_t> ByteReader::be24(std::string_view what) {
   HPN_CHECK(need(3, what));
   return static_cast<std::uint32_t>(take_be(3));
 }
 
-Result<std::uint32_t> ByteReader::be32(std::string_view what) {
+Decoded<std::uint32_t> ByteReader::be32(std::string_view what) {
   HPN_CHECK(need(4, what));
   return static_cast<std::uint32_t>(take_be(4));
 }
 
-Result<std::uint64_t> ByteReader::be64(std::string_view what) {
+Decoded<std::uint64_t> ByteReader::be64(std::string_view what) {
   HPN_CHECK(need(8, what));
   return take_be(8);
 }
 
-Result<std::span<const std::byte>> ByteReader::bytes(std::size_t n, std::string_view what) {
+Decoded<std::span<const std::byte>> ByteReader::bytes(std::size_t n, std::string_view what) {
   HPN_CHECK(need(n, what));
   auto out = bytes_.subspan(pos_, n);
   pos_ += n;
   return out;
 }
 
-Result<ByteReader> ByteReader::sub(std::size_t n, std::string_view what) {
+Decoded<ByteReader> ByteReader::sub(std::size_t n, std::string_view what) {
   const std::size_t start = offset();
   HPN_TRY(auto span, bytes(n, what));
   ByteReader r(span, start);

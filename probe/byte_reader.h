@@ -45,10 +45,10 @@ std::string_view to_string(ErrorKind kind);
 
 // A value or the DecodeError that prevented it (std::expected is C++23).
 template <class T>
-class [[nodiscard]] Result {
+class [[nodiscard]] Decoded {
  public:
-  Result(T value) : state_(std::in_place_index<0>, std::move(value)) {}
-  Result(DecodeError error) : state_(std::in_place_index<1>, std::move(error)) {}
+  Decoded(T value) : state_(std::in_place_index<0>, std::move(value)) {}
+  Decoded(DecodeError error) : state_(std::in_place_index<1>, std::move(error)) {}
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -71,13 +71,13 @@ class [[nodiscard]] Result {
   std::variant<T, DecodeError> state_;
 };
 
-using Status = Result<std::monostate>;
+using Status = Decoded<std::monostate>;
 inline Status success() { return std::monostate{}; }
 
 #define HPN_PROBE_CONCAT_(a, b) a##b
 #define HPN_PROBE_CONCAT(a, b) HPN_PROBE_CONCAT_(a, b)
-// HPN_TRY(auto x, reader.be16("what")); declares x from a Result or returns
-// its error from the enclosing function (whose return type is any Result).
+// HPN_TRY(auto x, reader.be16("what")); declares x from a Decoded or returns
+// its error from the enclosing function (whose return type is any Decoded).
 #define HPN_TRY(decl, expr) HPN_TRY_IMPL_(HPN_PROBE_CONCAT(hpn_try_, __LINE__), decl, expr)
 #define HPN_TRY_IMPL_(tmp, decl, expr)      \
   auto tmp = (expr);                        \
@@ -112,17 +112,17 @@ class ByteReader {
   std::size_t offset() const { return base_ + pos_; }
 
   // `what` names the field in the error message.
-  Result<std::uint8_t> u8(std::string_view what = "field");
-  Result<std::uint16_t> be16(std::string_view what = "field");
-  Result<std::uint32_t> be24(std::string_view what = "field");
-  Result<std::uint32_t> be32(std::string_view what = "field");
-  Result<std::uint64_t> be64(std::string_view what = "field");
-  Result<std::span<const std::byte>> bytes(std::size_t n, std::string_view what = "field");
+  Decoded<std::uint8_t> u8(std::string_view what = "field");
+  Decoded<std::uint16_t> be16(std::string_view what = "field");
+  Decoded<std::uint32_t> be24(std::string_view what = "field");
+  Decoded<std::uint32_t> be32(std::string_view what = "field");
+  Decoded<std::uint64_t> be64(std::string_view what = "field");
+  Decoded<std::span<const std::byte>> bytes(std::size_t n, std::string_view what = "field");
   // A reader over the next n bytes, which this reader then skips.
-  Result<ByteReader> sub(std::size_t n, std::string_view what = "field");
+  Decoded<ByteReader> sub(std::size_t n, std::string_view what = "field");
   Status skip(std::size_t n, std::string_view what = "field");
   // The next byte without consuming it.
-  Result<std::uint8_t> peek_u8(std::string_view what = "field") const;
+  Decoded<std::uint8_t> peek_u8(std::string_view what = "field") const;
 
  private:
   Status need(std::size_t n, std::string_view what) const;

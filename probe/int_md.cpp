@@ -59,7 +59,7 @@ T or_all_ones(const std::optional<HopValue<T>>& f, T all_ones) {
 //   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 //   |    L1 Ingress Port ID         |      L1 Egress Port ID        |
 //   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
-Result<IntHopRecord> decode_hop(ByteReader& h, std::uint16_t bitmap, unsigned ds_words) {
+Decoded<IntHopRecord> decode_hop(ByteReader& h, std::uint16_t bitmap, unsigned ds_words) {
   IntHopRecord rec;
   constexpr std::uint32_t kNa32 = 0xFFFFFFFF;
   constexpr std::uint64_t kNa64 = ~std::uint64_t{0};
@@ -133,7 +133,7 @@ Result<IntHopRecord> decode_hop(ByteReader& h, std::uint16_t bitmap, unsigned ds
 //
 // Length counts the MD header and the stack in words (the shim is excluded
 // since v2.0).
-Result<IntMdStack> decode_md(ByteReader& r) {
+Decoded<IntMdStack> decode_md(ByteReader& r) {
   IntMdStack out;
   const std::size_t start = r.offset();
   HPN_TRY(auto b0, r.u8("INT shim type/NPT"));
@@ -252,7 +252,7 @@ std::vector<std::byte> encode_hop(const IntHopRecord& hop, std::uint16_t bitmap,
 
 }  // namespace
 
-Result<std::uint8_t> int_baseline_words(std::uint16_t bitmap) {
+Decoded<std::uint8_t> int_baseline_words(std::uint16_t bitmap) {
   if (bitmap & kReservedBits) {
     return DecodeError::invalid_argument(
         fmt::format("instruction bitmap {:#06x} sets reserved bits 9-14", bitmap));
@@ -260,7 +260,7 @@ Result<std::uint8_t> int_baseline_words(std::uint16_t bitmap) {
   return static_cast<std::uint8_t>(baseline_words(bitmap));
 }
 
-Result<std::vector<std::byte>> build_int_md(const IntMdSourceRequest& q) {
+Decoded<std::vector<std::byte>> build_int_md(const IntMdSourceRequest& q) {
   HPN_TRY(auto baseline, int_baseline_words(q.instruction_bitmap));
   const unsigned hop_ml = q.hop_ml == 0 ? baseline : q.hop_ml;
   if (hop_ml < baseline || hop_ml > 31) {
@@ -281,7 +281,7 @@ Result<std::vector<std::byte>> build_int_md(const IntMdSourceRequest& q) {
   return std::move(w).take();
 }
 
-Result<IntTransitOutcome> int_md_transit(std::vector<std::byte>& p, const IntHopRecord& hop,
+Decoded<IntTransitOutcome> int_md_transit(std::vector<std::byte>& p, const IntHopRecord& hop,
                                          std::size_t room) {
   HPN_TRY(auto parsed, decode_int_md(p));
   const auto& hd = parsed.header;
@@ -308,7 +308,7 @@ Result<IntTransitOutcome> int_md_transit(std::vector<std::byte>& p, const IntHop
   return IntTransitOutcome::pushed;
 }
 
-Result<IntMdStack> decode_int_md(std::span<const std::byte> l4_payload) {
+Decoded<IntMdStack> decode_int_md(std::span<const std::byte> l4_payload) {
   ByteReader r(l4_payload);
   return decode_md(r);
 }
@@ -316,7 +316,7 @@ Result<IntMdStack> decode_int_md(std::span<const std::byte> l4_payload) {
 // RFC 768 UDP header:
 //   |          Source Port          |       Destination Port        |
 //   |            Length             |           Checksum            |
-Result<IntMdStack> decode_int_udp(std::span<const std::byte> udp, std::uint16_t int_port) {
+Decoded<IntMdStack> decode_int_udp(std::span<const std::byte> udp, std::uint16_t int_port) {
   ByteReader r(udp);
   HPN_CHECK(r.skip(2, "UDP source port"));
   HPN_TRY(auto dst, r.be16("UDP destination port"));

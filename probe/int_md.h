@@ -102,7 +102,7 @@ struct IntMdStack {
 
 // Words one hop pushes for the baseline instructions of `bitmap`, or
 // invalid_argument when it sets reserved bits 9-14.
-Result<std::uint8_t> int_baseline_words(std::uint16_t bitmap);
+Decoded<std::uint8_t> int_baseline_words(std::uint16_t bitmap);
 
 struct IntMdSourceRequest {
   std::uint16_t instruction_bitmap = kIntWiringBitmap;
@@ -118,7 +118,7 @@ struct IntMdSourceRequest {
 
 // Shim + 12-byte MD header with an empty stack: the bytes a source puts
 // right after the UDP header, before the original payload.
-Result<std::vector<std::byte>> build_int_md(const IntMdSourceRequest& request);
+Decoded<std::vector<std::byte>> build_int_md(const IntMdSourceRequest& request);
 
 enum class IntTransitOutcome {
   pushed,              // hop metadata prepended, Remaining Hop Count decremented
@@ -130,15 +130,15 @@ enum class IntTransitOutcome {
 // of metadata built from `hop` after the MD header, update the shim length
 // and Remaining Hop Count. `room` is how many bytes the packet may grow.
 // The caller owns the UDP length and checksum around it.
-Result<IntTransitOutcome> int_md_transit(
+Decoded<IntTransitOutcome> int_md_transit(
     std::vector<std::byte>& l4_payload, const IntHopRecord& hop,
     std::size_t room = std::numeric_limits<std::size_t>::max());
 
 // The sink side. decode_int_md() takes the bytes after the L4 header (the
 // shim first); decode_int_udp() a UDP datagram, header first, whose
 // destination port must be `int_port`.
-Result<IntMdStack> decode_int_md(std::span<const std::byte> l4_payload);
-Result<IntMdStack> decode_int_udp(std::span<const std::byte> udp_datagram,
+Decoded<IntMdStack> decode_int_md(std::span<const std::byte> l4_payload);
+Decoded<IntMdStack> decode_int_udp(std::span<const std::byte> udp_datagram,
                                   std::uint16_t int_port = kIntUdpPort);
 
 }  // namespace hpn::probe

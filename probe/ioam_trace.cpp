@@ -79,7 +79,7 @@ struct TraceOption {
 //   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+
 //
 // Returns nullopt for IOAM option types that are not traces (POT, E2E, DEX).
-Result<std::optional<TraceOption>> parse_ioam_option(ByteReader body, std::size_t at,
+Decoded<std::optional<TraceOption>> parse_ioam_option(ByteReader body, std::size_t at,
                                                      std::size_t hbh_offset) {
   if (hbh_offset % 4 != 0) {
     return DecodeError::malformed(
@@ -126,7 +126,7 @@ Result<std::optional<TraceOption>> parse_ioam_option(ByteReader body, std::size_
 //   |  Next Header  |  Hdr Ext Len  |  options: Pad1 = one 0 byte,  |
 //   +-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+-+  others type | len | data     |
 //   .                                                               .
-Result<std::vector<TraceOption>> scan_hbh(ByteReader& r) {
+Decoded<std::vector<TraceOption>> scan_hbh(ByteReader& r) {
   const std::size_t start = r.offset();
   HPN_CHECK(r.skip(1, "Hop-by-Hop next header"));
   HPN_TRY(auto ext_len, r.u8("Hop-by-Hop length"));
@@ -165,7 +165,7 @@ struct Ipv6View {
   ByteReader payload{{}};
 };
 
-Result<Ipv6View> parse_ipv6(ByteReader& r) {
+Decoded<Ipv6View> parse_ipv6(ByteReader& r) {
   const std::size_t start = r.offset();
   HPN_TRY(auto first, r.be32("IPv6 version/class/flow label"));
   if (first >> 28 != 6) {
@@ -197,7 +197,7 @@ Result<Ipv6View> parse_ipv6(ByteReader& r) {
 //
 // Bits 2-7 and 11 add one 4-byte word each, 8-10 two; with bit 22 the
 // opaque snapshot follows the record (decode_trace reads it).
-Result<IoamHopRecord> decode_record(ByteReader& f, std::uint32_t type) {
+Decoded<IoamHopRecord> decode_record(ByteReader& f, std::uint32_t type) {
   IoamHopRecord rec;
   if (type & ioam_bit::hop_limit_node_id) {
     HPN_TRY(auto w, f.be32("hop limit and node id"));
@@ -241,7 +241,7 @@ Result<IoamHopRecord> decode_record(ByteReader& f, std::uint32_t type) {
   return rec;
 }
 
-Result<IoamTrace> decode_trace(const TraceOption& t) {
+Decoded<IoamTrace> decode_trace(const TraceOption& t) {
   IoamTrace trace;
   trace.offset = t.option_offset;
   trace.mode = t.mode;
@@ -277,7 +277,7 @@ Result<IoamTrace> decode_trace(const TraceOption& t) {
   return trace;
 }
 
-Result<std::vector<IoamTrace>> decode_all(ByteReader& hbh) {
+Decoded<std::vector<IoamTrace>> decode_all(ByteReader& hbh) {
   HPN_TRY(auto options, scan_hbh(hbh));
   std::vector<IoamTrace> traces;
   for (const auto& t : options) {
@@ -289,7 +289,7 @@ Result<std::vector<IoamTrace>> decode_all(ByteReader& hbh) {
 
 // The bytes one node writes for `type`, as __ioam6_fill_trace_data() lays them
 // out: fields in bit order, the opaque snapshot last.
-Result<std::vector<std::byte>> encode_record(const IoamHopRecord& rec, std::uint32_t type,
+Decoded<std::vector<std::byte>> encode_record(const IoamHopRecord& rec, std::uint32_t type,
                                              std::uint8_t hop_limit) {
   ByteWriter w;
   if (type & ioam_bit::hop_limit_node_id) {
@@ -340,7 +340,7 @@ Result<std::vector<std::byte>> encode_record(const IoamHopRecord& rec, std::uint
   return std::move(w).take();
 }
 
-Result<IoamTransitOutcome> transit(std::span<std::byte> buf, ByteReader& hbh,
+Decoded<IoamTransitOutcome> transit(std::span<std::byte> buf, ByteReader& hbh,
                                    const IoamNode& node, std::uint8_t hop_limit) {
   HPN_TRY(auto options, scan_hbh(hbh));
   // Plan every write first so that an error leaves the packet unchanged.
@@ -379,7 +379,7 @@ Result<IoamTransitOutcome> transit(std::span<std::byte> buf, ByteReader& hbh,
 
 }  // namespace
 
-Result<std::uint8_t> ioam_node_len(std::uint32_t trace_type) {
+Decoded<std::uint8_t> ioam_node_len(std::uint32_t trace_type) {
   if (auto why = unsupported_bits(trace_type)) return DecodeError::invalid_argument(*why);
   return node_len_of(trace_type);
 }
@@ -391,7 +391,7 @@ Result<std::uint8_t> ioam_node_len(std::uint32_t trace_type) {
 //   12  IOAM-Trace-Type (24)                       | Reserved 0
 //   16  data space: hops * words per hop * 4 zero bytes
 //       [PadN 0x01 | len 2 | 0 | 0] when 16 + data is not a multiple of 8
-Result<std::vector<std::byte>> build_ioam_hbh(const IoamTraceRequest& request) {
+Decoded<std::vector<std::byte>> build_ioam_hbh(const IoamTraceRequest& request) {
   HPN_TRY(auto node_len, ioam_node_len(request.trace_type));
   const bool snapshot = (request.trace_type & ioam_bit::opaque_state_snapshot) != 0;
   if (request.snapshot_words > 0 && !snapshot) {
@@ -427,24 +427,24 @@ Result<std::vector<std::byte>> build_ioam_hbh(const IoamTraceRequest& request) {
   return std::move(w).take();
 }
 
-Result<std::vector<IoamTrace>> decode_ioam_hbh(std::span<const std::byte> hbh) {
+Decoded<std::vector<IoamTrace>> decode_ioam_hbh(std::span<const std::byte> hbh) {
   ByteReader r(hbh);
   return decode_all(r);
 }
 
-Result<std::vector<IoamTrace>> decode_ioam_ipv6(std::span<const std::byte> packet) {
+Decoded<std::vector<IoamTrace>> decode_ioam_ipv6(std::span<const std::byte> packet) {
   ByteReader r(packet);
   HPN_TRY(Ipv6View ip, parse_ipv6(r));
   if (ip.next_header != kIpv6NextHeaderHopByHop) return std::vector<IoamTrace>{};
   return decode_all(ip.payload);
 }
 
-Result<IoamTransitOutcome> ioam_transit_hbh(std::span<std::byte> hbh, const IoamNode& node) {
+Decoded<IoamTransitOutcome> ioam_transit_hbh(std::span<std::byte> hbh, const IoamNode& node) {
   ByteReader r(hbh);
   return transit(hbh, r, node, or_all_ones<std::uint8_t>(node.data.hop_limit, 0xFF));
 }
 
-Result<IoamTransitOutcome> ioam_transit_ipv6(std::span<std::byte> packet, const IoamNode& node) {
+Decoded<IoamTransitOutcome> ioam_transit_ipv6(std::span<std::byte> packet, const IoamNode& node) {
   ByteReader r(packet);
   HPN_TRY(Ipv6View ip, parse_ipv6(r));
   if (ip.next_header != kIpv6NextHeaderHopByHop) return IoamTransitOutcome::not_for_this_node;

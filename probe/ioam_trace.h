@@ -109,7 +109,7 @@ struct IoamTrace {
 // NodeLen for a trace type (words each node writes, RFC 9197 §4.4.1), or
 // invalid_argument for a type this code does not support: 0, the undefined
 // bits 12-21 and the reserved bit 23.
-Result<std::uint8_t> ioam_node_len(std::uint32_t trace_type);
+Decoded<std::uint8_t> ioam_node_len(std::uint32_t trace_type);
 
 struct IoamTraceRequest {
   std::uint16_t namespace_id = 0;
@@ -123,14 +123,14 @@ struct IoamTraceRequest {
 // starts 4n-aligned (as RFC 9486 asks; Linux drops the packet otherwise),
 // the IOAM option with zeroed data space, then PadN so the header is a
 // multiple of 8 bytes.
-Result<std::vector<std::byte>> build_ioam_hbh(const IoamTraceRequest& request);
+Decoded<std::vector<std::byte>> build_ioam_hbh(const IoamTraceRequest& request);
 
 // The IOAM traces (pre-allocated and incremental) in a Hop-by-Hop header, or
 // in an IPv6 packet starting at its fixed header (empty when the packet has
 // no Hop-by-Hop header). Other IOAM option types and other options are
 // skipped.
-Result<std::vector<IoamTrace>> decode_ioam_hbh(std::span<const std::byte> hbh);
-Result<std::vector<IoamTrace>> decode_ioam_ipv6(std::span<const std::byte> packet);
+Decoded<std::vector<IoamTrace>> decode_ioam_hbh(std::span<const std::byte> hbh);
+Decoded<std::vector<IoamTrace>> decode_ioam_ipv6(std::span<const std::byte> packet);
 
 // What a transit node knows about itself.
 struct IoamNode {
@@ -152,7 +152,7 @@ enum class IoamTransitOutcome {
 // absent, writes the packet's hop limit minus one (the Linux input path);
 // the hbh variant writes 0xFF then. Malformed headers are errors (Linux
 // drops such packets); the packet is unchanged then.
-Result<IoamTransitOutcome> ioam_transit_hbh(std::span<std::byte> hbh, const IoamNode& node);
-Result<IoamTransitOutcome> ioam_transit_ipv6(std::span<std::byte> packet, const IoamNode& node);
+Decoded<IoamTransitOutcome> ioam_transit_hbh(std::span<std::byte> hbh, const IoamNode& node);
+Decoded<IoamTransitOutcome> ioam_transit_ipv6(std::span<std::byte> packet, const IoamNode& node);
 
 }  // namespace hpn::probe

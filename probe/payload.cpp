@@ -24,7 +24,7 @@ void write_header(ByteWriter& w, PayloadKind kind, const ProbeHeader& p) {
 // Magic, version and kind decide whether the rest is ours to read at all; the
 // reserved byte is ignored (RFC-style: reserved on send, ignored on receive)
 // so a later minor addition does not break this reader.
-Result<ProbeHeader> read_header(ByteReader& r, PayloadKind want) {
+Decoded<ProbeHeader> read_header(ByteReader& r, PayloadKind want) {
   HPN_TRY(std::uint32_t magic, r.be32("magic"));
   if (magic != kProbeMagic) {
     return DecodeError::malformed(0, fmt::format("magic 0x{:08X} is not an hpnctl probe's", magic));
@@ -134,7 +134,7 @@ std::vector<std::byte> encode_probe(const ProbeHeader& probe) {
   return std::move(w).take();
 }
 
-Result<std::vector<std::byte>> encode_reply(const ProbeReply& reply) {
+Decoded<std::vector<std::byte>> encode_reply(const ProbeReply& reply) {
   HPN_CHECK(check_reply_body(reply));
   ByteWriter w;
   write_header(w, PayloadKind::reply, reply.probe);
@@ -142,14 +142,14 @@ Result<std::vector<std::byte>> encode_reply(const ProbeReply& reply) {
   return std::move(w).take();
 }
 
-Result<ProbeHeader> decode_probe(std::span<const std::byte> payload) {
+Decoded<ProbeHeader> decode_probe(std::span<const std::byte> payload) {
   ByteReader r(payload);
   HPN_TRY(ProbeHeader p, read_header(r, PayloadKind::probe));
   HPN_CHECK(expect_end(r, "probe"));
   return p;
 }
 
-Result<ProbeReply> decode_reply(std::span<const std::byte> payload) {
+Decoded<ProbeReply> decode_reply(std::span<const std::byte> payload) {
   ByteReader r(payload);
   ProbeReply reply;
   HPN_TRY(reply.probe, read_header(r, PayloadKind::reply));
@@ -158,7 +158,7 @@ Result<ProbeReply> decode_reply(std::span<const std::byte> payload) {
   return reply;
 }
 
-Result<std::vector<std::byte>> encode_train(const TrainDatagram& train) {
+Decoded<std::vector<std::byte>> encode_train(const TrainDatagram& train) {
   HPN_CHECK(check_train(train.length, train.seq));
   ByteWriter w;
   write_header(w, PayloadKind::train, train.probe);
@@ -166,7 +166,7 @@ Result<std::vector<std::byte>> encode_train(const TrainDatagram& train) {
   return std::move(w).take();
 }
 
-Result<TrainDatagram> decode_train(std::span<const std::byte> payload) {
+Decoded<TrainDatagram> decode_train(std::span<const std::byte> payload) {
   ByteReader r(payload);
   TrainDatagram t;
   HPN_TRY(t.probe, read_header(r, PayloadKind::train));
@@ -181,7 +181,7 @@ Result<TrainDatagram> decode_train(std::span<const std::byte> payload) {
   return t;
 }
 
-Result<std::vector<std::byte>> encode_train_report(const TrainReport& report) {
+Decoded<std::vector<std::byte>> encode_train_report(const TrainReport& report) {
   HPN_CHECK(check_train(report.length, 0));
   if (report.arrived > report.length && report.arrived != kTrainNotCounted) {
     return DecodeError::invalid_argument(
@@ -195,7 +195,7 @@ Result<std::vector<std::byte>> encode_train_report(const TrainReport& report) {
   return std::move(w).take();
 }
 
-Result<TrainReport> decode_train_report(std::span<const std::byte> payload) {
+Decoded<TrainReport> decode_train_report(std::span<const std::byte> payload) {
   ByteReader r(payload);
   TrainReport t;
   HPN_TRY(t.reply.probe, read_header(r, PayloadKind::train_report));

@@ -115,13 +115,13 @@ PayloadClass classify_payload(std::span<const std::byte> payload);
 std::vector<std::byte> encode_probe(const ProbeHeader& probe);
 // Errors when the port name is empty or too long or the trace too long or not
 // a multiple of 8: a reply this code could not read back is never sent.
-Result<std::vector<std::byte>> encode_reply(const ProbeReply& reply);
+Decoded<std::vector<std::byte>> encode_reply(const ProbeReply& reply);
 
 // Exactly one probe / one reply: wrong magic, version or kind, a short buffer,
 // out-of-range lengths and trailing bytes are errors (truncated when the bytes
 // stop before a length the payload declares, malformed otherwise).
-Result<ProbeHeader> decode_probe(std::span<const std::byte> payload);
-Result<ProbeReply> decode_reply(std::span<const std::byte> payload);
+Decoded<ProbeHeader> decode_probe(std::span<const std::byte> payload);
+Decoded<ProbeReply> decode_reply(std::span<const std::byte> payload);
 
 // One datagram of a train, or (seq == length) its report request.
 struct TrainDatagram {
@@ -140,10 +140,10 @@ struct TrainReport {
 };
 
 // Errors on a length of 0 or past kMaxTrainLength, or a seq past the length.
-Result<std::vector<std::byte>> encode_train(const TrainDatagram& train);
-Result<std::vector<std::byte>> encode_train_report(const TrainReport& report);
-Result<TrainDatagram> decode_train(std::span<const std::byte> payload);
-Result<TrainReport> decode_train_report(std::span<const std::byte> payload);
+Decoded<std::vector<std::byte>> encode_train(const TrainDatagram& train);
+Decoded<std::vector<std::byte>> encode_train_report(const TrainReport& report);
+Decoded<TrainDatagram> decode_train(std::span<const std::byte> payload);
+Decoded<TrainReport> decode_train_report(std::span<const std::byte> payload);
 
 // The 64-bit run id carried for a run identifier: FNV-1a over its bytes, so
 // any text names a run and both ends agree without exchanging it.

@@ -13,7 +13,7 @@
 namespace hpn::validator {
 namespace {
 
-using json = nlohmann::ordered_json;
+using ordered_json = nlohmann::ordered_json;
 
 // The count of findings per kind, in the order of the kinds' names: the
 // order reports have always listed them in.
@@ -29,10 +29,10 @@ std::string cable_list(const Finding& f, const Blueprint& bp) {
   return s.empty() ? "-" : s;
 }
 
-json direction(const DirectionEvidence& d) { return {{"sent", d.sent}, {"received", d.received}}; }
+ordered_json direction(const DirectionEvidence& d) { return {{"sent", d.sent}, {"received", d.received}}; }
 
-json coverage_json(const Report::Summary& s) {
-  json out = json::object();
+ordered_json coverage_json(const Report::Summary& s) {
+  ordered_json out = ordered_json::object();
   for (const auto& [kind, c] : s.coverage) {
     out[kind] = {{"in_scope", c.in_scope}, {"verified", c.verified}, {"unobserved", c.unobserved},
                  {"out_of_scope", c.out_of_scope}};
@@ -51,14 +51,14 @@ std::string not_clean_because(const Report& r) {
   return "";
 }
 
-json to_json(const Report& r, const Blueprint& bp) {
-  json j;
-  auto& findings = j["findings"] = json::array();
+ordered_json to_json(const Report& r, const Blueprint& bp) {
+  ordered_json j;
+  auto& findings = j["findings"] = ordered_json::array();
   for (const auto& f : r.findings) {
-    json item{{"kind", std::string(to_string(f.kind))}, {"severity", std::string(to_string(f.severity))}};
-    auto& cables = item["cables"] = json::array();
-    auto& labels = item["labels"] = json::array();
-    auto evidence = json::object();
+    ordered_json item{{"kind", std::string(to_string(f.kind))}, {"severity", std::string(to_string(f.severity))}};
+    auto& cables = item["cables"] = ordered_json::array();
+    auto& labels = item["labels"] = ordered_json::array();
+    auto evidence = ordered_json::object();
     for (int c : f.cables) {
       const Cable& cable = bp.cables[c];
       cables.push_back(cable.id);
@@ -86,7 +86,7 @@ json to_json(const Report& r, const Blueprint& bp) {
     findings.push_back(item);
   }
   const auto& s = r.summary;
-  json kinds = json::object();
+  ordered_json kinds = ordered_json::object();
   for (const auto& [kind, n] : by_name(s.by_kind)) kinds[std::string(kind)] = n;
   j["summary"] = {{"clean", r.clean()},
                   {"observations", s.observations},

@@ -81,7 +81,7 @@ TEST_CASE("probe/bytes: ByteReader bytes, peek and skip are checked", "[probe][b
 }
 
 namespace {
-Result<int> sum_two(ByteReader& r) {
+Decoded<int> sum_two(ByteReader& r) {
   HPN_TRY(auto a, r.u8("first"));
   HPN_CHECK(r.skip(1, "gap"));
   HPN_TRY(auto b, r.u8("second"));
