@@ -82,19 +82,6 @@ struct ApplyArgs {
   bool dry_run = false;
 };
 
-// The protocol of the host-route agent's routes, from the set's
-// switch-agent.json when it has one (a ToR); 0 otherwise.
-Result<int> agent_protocol(const std::string& dir) {
-  const std::string path = (std::filesystem::path(dir) / switchconfig::kAgentConfigFile).string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return 0;
-  auto text = read_input_file(path, "an agent configuration", 1 << 20);
-  if (!text) return text.error();
-  auto config = switchconfig::read_agent_config(text.value(), path);
-  if (!config) return config.error();
-  return config->protocol;
-}
-
 int run_apply(const ApplyArgs& a) {
   if (a.format != "text" && a.format != "json") return fail(kInputError, "--format must be text or json");
   if (!a.netns.empty() &&
@@ -103,7 +90,7 @@ int run_apply(const ApplyArgs& a) {
   }
   auto set = sw::read_switch_set(a.dir);
   if (!set) return fail_located(kInputError, set.error().message);
-  auto protocol = agent_protocol(a.dir);
+  auto protocol = sw::agent_protocol(a.dir);
   if (!protocol) return fail(kInputError, protocol.error().message);
   if (!(a.dry_run && a.netns.empty()) && geteuid() != 0) {
     return fail(kEnvironmentError, "switch apply changes this switch's network (netlink, /proc/sys) and needs root; "
