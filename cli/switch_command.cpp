@@ -221,14 +221,16 @@ void add_switch_commands(CLI::App& app, int& exit_code) {
   auto apply = std::make_shared<ApplyArgs>();
   auto* cmd = sw->add_subcommand(
       "apply", "Make this switch's interfaces and sysctls what its file set from config --all says (root)");
-  cmd->add_option("dir", apply->dir, "The switch's directory of hpnctl config --all (networkd/, sysctl.conf)")
+  cmd->add_option("dir", apply->dir, "The switch's directory of hpnctl config --all (networkd/, sysctl.conf, ioam.conf)")
       ->required();
   cmd->add_option("--netns", apply->netns, "Apply inside this named network namespace");
   cmd->add_flag("--dry-run", apply->dry_run, "Print the changes as a diff; change nothing");
   with_values(cmd->add_option("--format", apply->format, "text or json"), {"text", "json"})->capture_default_str();
-  cmd->footer("Sets sysctls, a host port's gateway MAC, MTUs, addresses and admin state;\n"
-              "removes nothing. Refuses a set of another switch (Host=, node ID, a port\n"
-              "missing) and a fabric port carrying an address or route the set does not own.\n"
+  cmd->footer("Adds the IOAM namespace; sets sysctls, a host port's gateway MAC, MTUs,\n"
+              "addresses and admin state; removes nothing. Refuses a set of another switch\n"
+              "(Host=, node ID, a port missing), a fabric port carrying an address or route\n"
+              "the set does not own, and an IOAM namespace of the set's ID given data or a\n"
+              "schema. The IOAM namespace needs a kernel with IPv6 IOAM (exit 3 without).\n"
               "A failed step or SIGINT/SIGTERM/SIGHUP rolls back every step made, newest first.\n"
               "Exit status: 0 applied or nothing to change, 2 bad set, another switch's set or\n"
               "a conflict (nothing done), 3 not root, a sysctl the kernel lacks, a kernel step\n"
