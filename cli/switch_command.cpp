@@ -82,19 +82,6 @@ struct ApplyArgs {
   bool dry_run = false;
 };
 
-// The protocol of the host-route agent's routes, from the set's
-// switch-agent.json when it has one (a ToR); 0 otherwise.
-Result<int> agent_protocol(const std::string& dir) {
-  const std::string path = (std::filesystem::path(dir) / switchconfig::kAgentConfigFile).string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return 0;
-  auto text = read_input_file(path, "an agent configuration", 1 << 20);
-  if (!text) return text.error();
-  auto config = switchconfig::read_agent_config(text.value(), path);
-  if (!config) return config.error();
-  return config->protocol;
-}
-
 int run_apply(const ApplyArgs& a) {
   if (a.format != "text" && a.format != "json") return fail(kInputError, "--format must be text or json");
   if (!a.netns.empty() &&
@@ -103,7 +90,7 @@ int run_apply(const ApplyArgs& a) {
   }
   auto set = sw::read_switch_set(a.dir);
   if (!set) return fail_located(kInputError, set.error().message);
-  auto protocol = agent_protocol(a.dir);
+  auto protocol = sw::agent_protocol(a.dir);
   if (!protocol) return fail(kInputError, protocol.error().message);
   if (!(a.dry_run && a.netns.empty()) && geteuid() != 0) {
     return fail(kEnvironmentError, "switch apply changes this switch's network (netlink, /proc/sys) and needs root; "
@@ -234,14 +221,16 @@ void add_switch_commands(CLI::App& app, int& exit_code) {
   auto apply = std::make_shared<ApplyArgs>();
   auto* cmd = sw->add_subcommand(
       "apply", "Make this switch's interfaces and sysctls what its file set from config --all says (root)");
-  cmd->add_option("dir", apply->dir, "The switch's directory of hpnctl config --all (networkd/, sysctl.conf)")
+  cmd->add_option("dir", apply->dir, "The switch's directory of hpnctl config --all (networkd/, sysctl.conf, ioam.conf)")
       ->required();
   cmd->add_option("--netns", apply->netns, "Apply inside this named network namespace");
   cmd->add_flag("--dry-run", apply->dry_run, "Print the changes as a diff; change nothing");
   with_values(cmd->add_option("--format", apply->format, "text or json"), {"text", "json"})->capture_default_str();
-  cmd->footer("Sets sysctls, a host port's gateway MAC, MTUs, addresses and admin state;\n"
-              "removes nothing. Refuses a set of another switch (Host=, node ID, a port\n"
-              "missing) and a fabric port carrying an address or route the set does not own.\n"
+  cmd->footer("Adds the IOAM namespace; sets sysctls, a host port's gateway MAC, MTUs,\n"
+              "addresses and admin state; removes nothing. Refuses a set of another switch\n"
+              "(Host=, node ID, a port missing), a fabric port carrying an address or route\n"
+              "the set does not own, and an IOAM namespace of the set's ID given data or a\n"
+              "schema. The IOAM namespace needs a kernel with IPv6 IOAM (exit 3 without).\n"
               "A failed step or SIGINT/SIGTERM/SIGHUP rolls back every step made, newest first.\n"
               "Exit status: 0 applied or nothing to change, 2 bad set, another switch's set or\n"
               "a conflict (nothing done), 3 not root, a sysctl the kernel lacks, a kernel step\n"

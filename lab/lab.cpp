@@ -19,6 +19,8 @@
 #include "lab/namespace_config.h"
 #include "lab/routing.h"
 #include "switchconfig/frr_conf.h"
+#include "switchconfig/linux_sysctl.h"
+#include "switchconfig/networkd_files.h"
 #include "validator/bgp.h"
 
 namespace hpn::lab {
@@ -92,6 +94,10 @@ struct LabPlan {
   std::map<int, std::string> frr_conf, pbr_conf;
   std::map<int, size_t> pbr_rules;                   // core node -> rules pbrd should install
   std::map<int, std::string> agent_conf;             // ToR node -> its switch-agent.json
+  // Switch node -> the files of its set that switch apply reads, as
+  // `config --all --bring-up` writes them (networkd/, sysctl.conf,
+  // ioam.conf, a ToR's switch-agent.json).
+  std::map<int, std::vector<switchconfig::SwitchFile>> switch_sets;
   // Host node -> its profile, as `hpnctl profile` writes it and `hpnctl
   // host apply` reads it back.
   std::map<int, host::ApplyProfile> profiles;
@@ -140,6 +146,11 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
       if (!agent) return agent.error();
       p.agent_conf[static_cast<int>(n)] = switchconfig::write_agent_config(agent.value());
     }
+    auto& set = p.switch_sets[static_cast<int>(n)];
+    set = switchconfig::networkd_files(c);
+    set.push_back({"sysctl.conf", switchconfig::sysctl_conf(c)});
+    set.push_back({switchconfig::kIoamConfFile, switchconfig::ioam_conf(c)});
+    if (c.has_gateway) set.push_back({switchconfig::kAgentConfigFile, p.agent_conf.at(static_cast<int>(n))});
   }
 
   // What converged means on this wiring, and what the hosts announce.
@@ -186,7 +197,9 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
       }
     }
   }
-  for (const auto& u : t.unplugged) p.host_dark[t.node_of(u.port.device)].insert(u.port.ifname);
+  for (const auto& u : t.unplugged) {
+    if (t.nodes[t.node_of(u.port.device)].is_host) p.host_dark[t.node_of(u.port.device)].insert(u.port.ifname);
+  }
   for (auto& [node, conf] : p.pbr_conf) {
     size_t rules = 0;
     for (const auto& r : p.configs[node]->core_rules) {
@@ -409,20 +422,32 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
     if (!ok) return fail(fmt::format("cable {}", link.cable_id.empty() ? "(extra)" : link.cable_id), ok.error());
   }
   if (!topology.unplugged.empty()) {
-    say(fmt::format("making {} host ports without a cable", topology.unplugged.size()));
+    say(fmt::format("making {} ports without a cable", topology.unplugged.size()));
     if (auto ok = ops.create_namespace(topology.unplugged_netns); !ok) {
       return fail("namespace " + topology.unplugged_netns, ok.error());
     }
     for (size_t i = 0; i < topology.unplugged.size(); ++i) {
       const UnpluggedPort& u = topology.unplugged[i];
-      const auto& host = topology.nodes[topology.node_of(u.port.device)];
+      const auto& node = topology.nodes[topology.node_of(u.port.device)];
       const Mac far{0x02, 0xff, 0xff, 0, static_cast<std::uint8_t>(i >> 8), static_cast<std::uint8_t>(i)};
-      auto ok = ops.add_veth({host.netns, u.port.ifname, u.port.mac}, {topology.unplugged_netns, u.far_ifname, far});
+      auto ok = ops.add_veth({node.netns, u.port.ifname, u.port.mac}, {topology.unplugged_netns, u.far_ifname, far});
       if (!ok) return fail(fmt::format("unplugged port {}", u.port.ifname), ok.error());
     }
   }
   if (auto ok = advance("configuring"); !ok) return fail("lab record", ok.error());
-  say("configuring switches and hosts");
+  // Each switch as a real one is configured: its set, as config --all
+  // --bring-up writes it, by switch apply's code (--netns).
+  say(fmt::format("applying {} switch sets (switch apply)", plan.switch_sets.size()));
+  std::vector<int> switches;
+  for (const auto& [node, files] : plan.switch_sets) switches.push_back(node);
+  auto set_up = parallel(switches.size(), [&](size_t i) -> Status {
+    const int node = switches[i];
+    auto made = ops.apply_switch(topology.nodes[node].netns, plan.daemons.at(node).dir, plan.switch_sets.at(node));
+    if (!made) return made.error();
+    return {};
+  });
+  if (!set_up) return fail("switch apply", set_up.error());
+  say("what only the lab sets: faults, the switches' ICMPv6 rate, the hosts' link-locals");
   for (size_t n = 0; n < topology.nodes.size(); ++n) {
     if (auto ok = ops.configure(topology.nodes[n].netns, plan.namespaces[n]); !ok) return fail("configure", ok.error());
   }

@@ -3,11 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include "lab/faults.h"
 #include "hostconfig/profile.h"
 #include "hostconfig/profile_json.h"
-#include "switchconfig/linux_sysctl.h"
 
 namespace hpn::lab {
 
@@ -18,24 +18,6 @@ std::string conf(const std::string& ifname, const char* key) {
 }
 
 }  // namespace
-
-std::optional<Sysctl> lab_sysctl(const switchconfig::KernelSetting& s, const std::vector<std::string>& ifnames) {
-  // net.{ipv4,ipv6}.{conf,neigh}.IFNAME.key: per interface.
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t dot = s.key.find('.'); ; dot = s.key.find('.', start)) {
-    parts.push_back(s.key.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
-    if (dot == std::string::npos) break;
-    start = dot + 1;
-  }
-  if (parts.size() == 5 && (parts[2] == "conf" || parts[2] == "neigh") && parts[3] != "all" &&
-      parts[3] != "default" && std::find(ifnames.begin(), ifnames.end(), parts[3]) == ifnames.end()) {
-    return std::nullopt;
-  }
-  std::string key;
-  for (size_t i = 0; i < parts.size(); ++i) key += (i ? "/" : "") + parts[i];
-  return Sysctl{key, s.value, s.optional};
-}
 
 Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(const Blueprint& bp, LabTopology& t) {
   // The lab runs the bring-up configurations: a cable plugged into a spare
@@ -48,19 +30,37 @@ Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(co
     configs[n] = builder->build(t.nodes[n].device);
     t.ioam_namespace = configs[n]->ioam_namespace;
   }
+  std::set<std::pair<int, std::string>> cabled;  // (device, ifname)
   for (auto& link : t.links) {
     for (LabPort* end : {&link.a, &link.z}) {
+      cabled.insert({end->device, end->ifname});
       const auto& c = configs[t.node_of(end->device)];
       if (!c || !c->has_gateway) continue;
       Mac mac{};
       for (const auto& p : c->ports) {
+        // The port is made with its own MAC; switch apply gives it the
+        // gateway's (the set's .link) before it comes up, so its
+        // link-local is the kernel's EUI-64 one of the gateway MAC.
         if (p.name == end->port && p.learns_hosts && parse_mac(c->gateway.mac, mac)) {
-          end->mac = mac;
-          end->link_local = eui64_link_local(mac);  // the kernel's, from the MAC it comes up with
+          end->link_local = eui64_link_local(mac);
         }
       }
     }
   }
+  // Every port of a switch's set exists on the switch, as on a real one
+  // (switch apply refuses a set naming a port that does not): the ones the
+  // wiring gives no cable are made like a host's unplugged ports.
+  for (size_t n = 0; n < t.nodes.size(); ++n) {
+    if (!configs[n]) continue;
+    const int device = t.nodes[n].device;
+    for (const auto& p : configs[n]->ports) {
+      if (cabled.count({device, p.ifname})) continue;
+      const Mac mac = port_mac(bp.devices[device].node_id, p.port_id);
+      LabPort port{device, p.name, p.port_id, kNone, p.ifname, mac, eui64_link_local(mac)};
+      t.unplugged.push_back({std::move(port), fmt::format("u{}", t.unplugged.size())});
+    }
+  }
+  if (!t.unplugged.empty()) t.unplugged_netns = t.prefix + "unplugged";
   return configs;
 }
 
@@ -78,12 +78,10 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
     const Device& d = bp.devices[t.nodes[n].device];
     const switchconfig::SwitchConfig* sw = switches.at(n);
     NamespaceConfig& c = out[n];
-    std::vector<std::string> ifnames;
-    c.links_up.push_back("lo");
+    if (sw == nullptr) c.links_up.push_back("lo");
     for (const auto& link : t.links) {
       for (const LabPort* mine : {&link.a, &link.z}) {
         if (t.node_of(mine->device) != static_cast<int>(n)) continue;
-        ifnames.push_back(mine->ifname);
         if (d.role == Role::host) {
           // A host's ports are its profile's (host apply): the lab gives
           // them only their link-local address, and no EUI-64 one beside.
@@ -91,26 +89,20 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
           c.addresses.push_back({mine->ifname, mine->link_local, 64, false});
           continue;
         }
-        // A switch port keeps the kernel's EUI-64 link-local of its MAC
-        // (mine->link_local), as a real switch does: BGP evidence must
-        // not rest on addresses only the lab gives.
-        if (stays_down(link)) continue;
-        c.links_up.push_back(mine->ifname);
+        // A switch port is its set's (switch apply, before this): it keeps
+        // the kernel's EUI-64 link-local of its MAC (mine->link_local), as
+        // a real switch does. A dark cable's end is taken down again.
+        if (stays_down(link)) c.links_down.push_back(mine->ifname);
       }
     }
     for (const auto& u : t.unplugged) {
-      if (t.node_of(u.port.device) != static_cast<int>(n)) continue;
+      if (t.node_of(u.port.device) != static_cast<int>(n) || sw != nullptr) continue;
       c.sysctls.push_back({conf(u.port.ifname, "addr_gen_mode"), "1"});
       c.addresses.push_back({u.port.ifname, u.port.link_local, 64, false});
     }
     if (sw != nullptr) {
-      // The switch configuration's own settings, for the ports this
-      // namespace has.
-      for (const auto& setting : switchconfig::linux_sysctls(*sw)) {
-        if (auto s = lab_sysctl(setting, ifnames)) c.sysctls.push_back(std::move(*s));
-      }
-      c.ioam_namespaces.push_back(sw->ioam_namespace);
-      // The lab's switches answer switch probes (ICMPv6 errors) at up to
+      // What only the lab sets on a switch, after switch apply has made it
+      // what its set says (hpnctl-lab(1)). The lab's switches answer switch probes (ICMPv6 errors) at up to
       // 1000 a second per destination; Linux's default is one a second, and
       // a real switch's control plane polices them to a few hundred.
       c.sysctls.push_back({"net/ipv6/icmp/ratelimit", "1"});

@@ -1,12 +1,13 @@
-// What each namespace of the lab is told before its routing starts. A
-// switch gets the kernel settings of its switch configuration
-// (switchconfig/linux_sysctl.h: forwarding, ECMP, IOAM IDs, the ToR's
-// neighbour behaviour), its IOAM namespace, the lab's link-local address
-// on every port and its links up; FRR does the rest from frr.conf. A host
-// gets only its ports' link-local addresses and its hash seed: the rest is
-// its profile's, which lab up applies as `host apply` does. Both get their
-// faults of the first phase (faults.h). Pure, so every sysctl and address is checked
-// without root.
+// What each namespace of the lab is told before its routing starts, beside
+// what the shipped commands make. A switch is made what its file set says
+// by switch apply's code (forwarding, ECMP, IOAM IDs and namespace, the
+// ToR's neighbour behaviour, MACs, MTUs, addresses, admin state) and FRR
+// does the rest from frr.conf: the lab adds only what no switch ships
+// (hpnctl-lab(1)): the ICMPv6 rate limit and its faults. A host gets only
+// its ports' link-local addresses and its hash seed: the rest is its
+// profile's, which lab up applies as `host apply` does. Both get their
+// faults of the first phase (faults.h). Pure, so every sysctl and address
+// is checked without root.
 #pragma once
 
 #include <map>
@@ -19,15 +20,15 @@
 #include "lab/lab_topology.h"
 #include "lab/network_ops.h"
 #include "lab/routing.h"
-#include "switchconfig/linux_sysctl.h"
 #include "switchconfig/switch_config.h"
 
 namespace hpn::lab {
 
 // The switch configuration of each node (nullopt for hosts), from the
-// blueprint as `hpnctl config` makes it; and in `topology` the ToRs'
-// host-facing ports take the pair's gateway MAC, as the configuration
-// gives them.
+// blueprint as `hpnctl config --bring-up` makes it; in `topology` the ToRs'
+// host-facing ports get the EUI-64 link-local of the pair's gateway MAC
+// (which switch apply gives them), and every port of a switch's
+// configuration that the wiring leaves without a cable is unplugged.
 Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(const Blueprint& bp,
                                                                               LabTopology& topology);
 
@@ -44,9 +45,5 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
 // writes it and `hpnctl host apply` reads it: lab up applies them, so the
 // lab's hosts run the production configuration, not one of the lab's own.
 Result<std::map<int, host::ApplyProfile>> host_profiles(const Blueprint& bp, const LabTopology& topology);
-
-// The sysctl of a kernel setting, or nullopt when it names an interface
-// this namespace does not have (a planned port with no cable in the lab).
-std::optional<Sysctl> lab_sysctl(const switchconfig::KernelSetting& setting, const std::vector<std::string>& ifnames);
 
 }  // namespace hpn::lab

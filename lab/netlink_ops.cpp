@@ -6,11 +6,8 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <linux/fib_rules.h>
-#include <linux/ioam6_genl.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
 #include <netlink/netlink.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
@@ -40,6 +37,9 @@
 #include "host/host_netlink.h"
 #include "host/host_state.h"
 #include "lab/lab_fleet.h"
+#include "switch/switch_apply.h"
+#include "switch/switch_netlink.h"
+#include "switch/switch_set.h"
 #include "system/netns.h"
 #include "system/nl_util.h"
 
@@ -64,7 +64,7 @@ Error nl_error(const std::string& what, int err) { return Error{fmt::format("{}:
 Result<Sock> connect(int protocol) {
   Sock sk(nl_socket_alloc());
   if (!sk) return Error{"netlink: out of memory"};
-  const int err = protocol == NETLINK_GENERIC ? genl_connect(sk.get()) : nl_connect(sk.get(), protocol);
+  const int err = nl_connect(sk.get(), protocol);
   if (err < 0) return nl_error("netlink connect", err);
   return sk;
 }
@@ -105,23 +105,6 @@ Status write_sysctl(const Sysctl& s) {
   const int saved = errno;
   close(fd);
   if (!ok) return Error{fmt::format("sysctl {}={}: {}", s.key, s.value, std::strerror(saved))};
-  return {};
-}
-
-Status add_ioam_namespaces(const std::vector<std::uint16_t>& ids) {
-  if (ids.empty()) return {};
-  auto sk = connect(NETLINK_GENERIC);
-  if (!sk) return sk.error();
-  const int family = genl_ctrl_resolve(sk->get(), IOAM6_GENL_NAME);
-  if (family < 0) return Error{"this kernel has no IPv6 IOAM (generic netlink family IOAM6)"};
-  for (auto id : ids) {
-    nl_msg* msg = nlmsg_alloc();
-    genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, family, 0, 0, IOAM6_CMD_ADD_NAMESPACE, IOAM6_GENL_VERSION);
-    nla_put_u16(msg, IOAM6_ATTR_NS_ID, id);
-    if (int err = nl_send_sync(sk->get(), msg); err < 0) {  // frees msg
-      return nl_error(fmt::format("IOAM namespace {}", id), err);
-    }
-  }
   return {};
 }
 
@@ -331,7 +314,6 @@ Status NetlinkOps::configure(const std::string& netns, const NamespaceConfig& c)
     for (const auto& s : c.sysctls) {
       if (auto ok = write_sysctl(s); !ok) return ok;
     }
-    if (auto ok = add_ioam_namespaces(c.ioam_namespaces); !ok) return ok;
     auto sk = connect(NETLINK_ROUTE);
     if (!sk) return sk.error();
     for (const auto& b : c.bridges) {
@@ -628,6 +610,47 @@ Result<size_t> NetlinkOps::apply_host(const std::string& netns, const host::Appl
     const auto outcome = host::apply_plan(*plan, ops);
     if (!outcome.ok()) {
       return Error{fmt::format("host apply of {}: step {} ({}) failed: {}; {}", profile.host,
+                               *outcome.failed_step + 1, plan->changes[*outcome.failed_step].text(), outcome.error,
+                               outcome.undo_errors.empty() ? "rolled back" : "rollback incomplete")};
+    }
+    made = outcome.applied;
+    return {};
+  });
+  if (!done) return Error{fmt::format("{}: {}", netns, done.error().message)};
+  return made;
+}
+
+Result<size_t> NetlinkOps::apply_switch(const std::string& netns, const std::string& dir,
+                                        const std::vector<switchconfig::SwitchFile>& files) {
+  for (const auto& f : files) {
+    const std::filesystem::path path = std::filesystem::path(dir) / f.path;
+    std::error_code ec;
+    std::filesystem::create_directories(path.parent_path(), ec);
+    if (ec) return Error{fmt::format("{}: {}", path.parent_path().string(), ec.message())};
+    if (auto ok = write_file_atomic(path.string(), f.text); !ok) return ok.error();
+  }
+  // From here on, what `hpnctl switch apply DIR --netns NETNS` does.
+  auto set = sw::read_switch_set(dir);
+  if (!set) return set.error();
+  auto protocol = sw::agent_protocol(dir);
+  if (!protocol) return protocol.error();
+  size_t made = 0;
+  auto done = run_in_netns(netns, [&]() -> Status {
+    auto state = sw::read_switch_state(sw::sysctl_keys(*set));
+    if (!state) return state.error();
+    if (auto problems = sw::identity_problems(*set, *state, netns, true); !problems.empty()) {
+      return Error{fmt::format("switch apply refused {}: not this switch's set:\n  {}", set->name,
+                               fmt::join(problems, "\n  "))};
+    }
+    auto plan = sw::plan_changes(*set, *state, *protocol);
+    if (!plan) return plan.error();
+    if (!plan->conflicts.empty()) {
+      return Error{fmt::format("switch apply refused {}:\n  {}", set->name, fmt::join(plan->conflicts, "\n  "))};
+    }
+    sw::NetlinkSwitchOps ops;
+    const auto outcome = sw::apply_plan(*plan, ops);
+    if (!outcome.ok()) {
+      return Error{fmt::format("switch apply of {}: step {} ({}) failed: {}; {}", set->name,
                                *outcome.failed_step + 1, plan->changes[*outcome.failed_step].text(), outcome.error,
                                outcome.undo_errors.empty() ? "rolled back" : "rollback incomplete")};
     }

@@ -1,8 +1,7 @@
 // The real NetworkOps: namespaces as iproute2 makes them (netns.h), links,
-// addresses, neighbours, rules and routes through libnl-route, IOAM
-// namespaces through generic netlink (libnl-genl, family "IOAM6"), sysctls
+// addresses, neighbours, rules and routes through libnl-route, sysctls
 // through /proc/sys and faults through `nft -f -`, each inside its
-// namespace. Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN).
+// namespace; a host by host apply's code and a switch by switch apply's. Needs root (CAP_SYS_ADMIN and CAP_NET_ADMIN).
 #pragma once
 
 #include "lab/network_ops.h"
@@ -28,6 +27,8 @@ class NetlinkOps final : public NetworkOps {
   Result<std::vector<RouteState>> routes(const std::string& netns) override;
   Result<std::vector<RuleState>> rules(const std::string& netns) override;
   Result<size_t> apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) override;
+  Result<size_t> apply_switch(const std::string& netns, const std::string& dir,
+                              const std::vector<switchconfig::SwitchFile>& files) override;
   Status announce_host(const std::string& netns, const host::ApplyProfile& profile,
                        const std::set<std::string>& dark) override;
   Status remove_tree(const std::string& path) override;

@@ -16,6 +16,7 @@
 #include "switch/host_routes.h"
 #include "lab/lab_topology.h"
 #include "lab/routing.h"
+#include "switchconfig/networkd_files.h"
 
 namespace hpn::lab {
 
@@ -51,13 +52,12 @@ struct NeighbourConfig {
   Mac mac{};
 };
 
-// Everything inside one namespace, applied in this order: sysctls, IOAM
-// namespaces, bridges, bridge ports, addresses, links up (with "lo"), links
-// down, permanent neighbours, source rules, routes, nftables. An empty
-// namespace name is this process's own.
+// Everything inside one namespace, applied in this order: sysctls,
+// bridges, bridge ports, addresses, links up (with "lo"), links down,
+// permanent neighbours, source rules, routes, nftables. An empty namespace
+// name is this process's own.
 struct NamespaceConfig {
   std::vector<Sysctl> sysctls;
-  std::vector<std::uint16_t> ioam_namespaces;
   std::vector<std::string> bridges;                             // created, as `ip link add NAME type bridge`
   std::vector<std::pair<std::string, std::string>> bridge_ports;  // {port, bridge}: the port joins the bridge
   std::vector<AddressConfig> addresses;
@@ -134,6 +134,14 @@ class NetworkOps {
   // A profile that conflicts with what the namespace holds is refused; a
   // failed apply is rolled back. Returns the number of changes made.
   virtual Result<size_t> apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) = 0;
+  // A lab switch, configured as a real one is: its file set (`files`, as
+  // `hpnctl config --all --bring-up` writes them for it) written into
+  // `dir`, then `hpnctl switch apply DIR --netns NETNS` by the same code
+  // (switch/switch_apply.h). Another switch's set, or a conflict with what
+  // the namespace holds, is refused; a failed apply is rolled back.
+  // Returns the number of changes made.
+  virtual Result<size_t> apply_switch(const std::string& netns, const std::string& dir,
+                                      const std::vector<switchconfig::SwitchFile>& files) = 0;
   // `hpnctl host announce --netns NETNS`: a gratuitous ARP and an
   // unsolicited neighbour advertisement out of every member port
   // (host_announce.h), but the `dark` ones: ports whose cable is down or

@@ -39,6 +39,7 @@ bool owned_protocol(int protocol, int agent_protocol) {
 
 const char* to_string(ChangeKind kind) {
   switch (kind) {
+    case ChangeKind::add_ioam_namespace: return "ioam";
     case ChangeKind::sysctl: return "sysctl";
     case ChangeKind::set_mac: return "mac";
     case ChangeKind::set_mtu: return "mtu";
@@ -51,6 +52,7 @@ const char* to_string(ChangeKind kind) {
 
 std::string Change::text() const {
   switch (kind) {
+    case ChangeKind::add_ioam_namespace: return fmt::format("+ ioam namespace {}", value);
     case ChangeKind::sysctl: return fmt::format("~ sysctl {} {} -> {}", target, old_value, value);
     case ChangeKind::set_mac: return fmt::format("~ mac {} {} -> {}", target, old_value, value);
     case ChangeKind::set_mtu: return fmt::format("~ mtu {} {} -> {}", target, old_value, value);
@@ -87,6 +89,24 @@ Result<ChangePlan> plan_changes(const SwitchSet& set, const SwitchState& state, 
     }
   }
 
+  for (const std::uint16_t id : set.ioam_namespaces) {
+    auto it = std::find_if(state.ioam_namespaces.begin(), state.ioam_namespaces.end(),
+                           [&](const SwitchIoamNamespace& n) { return n.id == id; });
+    if (it == state.ioam_namespaces.end()) {
+      if (!state.ioam) return Error{fmt::format("this kernel has no IPv6 IOAM (the set needs IOAM namespace {})", id)};
+      plan.changes.push_back({ChangeKind::add_ioam_namespace, '+', "namespace", std::to_string(id), {}, {}});
+      continue;
+    }
+    // The set makes a bare namespace: data or a schema is someone else's.
+    std::vector<std::string> foreign;
+    if (it->data) foreign.push_back(fmt::format("data {:#x}", *it->data));
+    if (it->data_wide) foreign.push_back(fmt::format("wide data {:#x}", *it->data_wide));
+    if (it->schema) foreign.push_back(fmt::format("schema {}", *it->schema));
+    if (!foreign.empty()) {
+      plan.conflicts.push_back(fmt::format("IOAM namespace {} carries {}, which the set does not give it", id,
+                                           fmt::join(foreign, " and ")));
+    }
+  }
   for (const auto& s : set.sysctls) {
     auto it = state.sysctls.find(s.key);
     if (it == state.sysctls.end()) {
@@ -170,6 +190,9 @@ nlohmann::ordered_json change_json(const Change& c) {
     case ChangeKind::link_up:
     case ChangeKind::link_down:
       j["dev"] = c.target;
+      break;
+    case ChangeKind::add_ioam_namespace:
+      j["namespace"] = std::stoi(c.value);
       break;
   }
   return j;

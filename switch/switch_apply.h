@@ -5,6 +5,7 @@
 // host apply (host/host_apply.h), for a switch.
 //
 // Order of the steps (each only where the state differs from the set):
+//   0. IOAM namespaces (ioam.conf; generic netlink, not a sysctl)
 //   1. sysctls (forwarding, ECMP hash, IOAM IDs, neighbour behaviour): before
 //      the addresses, so a host port's accept_dad=0 holds when its gateway
 //      address comes
@@ -12,7 +13,8 @@
 //   4. addresses                                5. links up, or down
 // Nothing is ever removed: an address (not link-local) or a route (not the
 // kernel's, FRR's or the host-route agent's) on a fabric port that the set
-// does not name is a conflict, and a plan with one is refused whole.
+// does not name is a conflict, and so is an IOAM namespace of the set's ID
+// that someone gave data or a schema; a plan with one is refused whole.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -50,11 +52,22 @@ struct SwitchRoute {
   std::vector<std::string> devices;  // of its next hops
 };
 
+// An IOAM namespace as the kernel dumps it (IOAM6_CMD_DUMP_NAMESPACES):
+// data, wide data and schema only where someone set them.
+struct SwitchIoamNamespace {
+  std::uint16_t id = 0;
+  std::optional<std::uint32_t> data;
+  std::optional<std::uint64_t> data_wide;
+  std::optional<std::uint32_t> schema;
+};
+
 struct SwitchState {
   std::vector<SwitchLink> links;
   std::vector<SwitchAddress> addresses;
   std::vector<SwitchRoute> routes;             // unicast, every table but local
   std::map<std::string, std::string> sysctls;  // dotted key -> value; absent: the kernel lacks it
+  bool ioam = true;                            // the kernel has IPv6 IOAM (generic netlink family IOAM6)
+  std::vector<SwitchIoamNamespace> ioam_namespaces;
   const SwitchLink* link(const std::string& name) const;
 };
 
@@ -64,14 +77,14 @@ struct SwitchState {
 // its switch-agent.json, 0 for none).
 bool owned_protocol(int protocol, int agent_protocol);
 
-enum class ChangeKind { sysctl, set_mac, set_mtu, add_address, link_up, link_down };
-const char* to_string(ChangeKind kind);  // "sysctl", "mac", "mtu", "addr", "up", "down"
+enum class ChangeKind { add_ioam_namespace, sysctl, set_mac, set_mtu, add_address, link_up, link_down };
+const char* to_string(ChangeKind kind);  // "ioam", "sysctl", "mac", "mtu", "addr", "up", "down"
 
 struct Change {
   ChangeKind kind = ChangeKind::sysctl;
   char op = '~';
   std::string target;     // the interface, or the sysctl key
-  std::string value;      // sysctl value, MAC, MTU
+  std::string value;      // sysctl value, MAC, MTU, IOAM namespace ID
   std::string old_value;  // what it was
   IfPrefix prefix;        // add_address
   std::string text() const;  // "+ addr 10.0.0.1/32 dev etp1a"
@@ -85,7 +98,8 @@ struct ChangePlan {
 // The sysctl keys plan_changes() compares, for read_switch_state().
 std::vector<std::string> sysctl_keys(const SwitchSet& set);
 
-// Errors (exit 3): a sysctl the set requires that this kernel lacks.
+// Errors (exit 3): a sysctl the set requires that this kernel lacks; an
+// IOAM namespace on a kernel without IOAM.
 Result<ChangePlan> plan_changes(const SwitchSet& set, const SwitchState& state, int agent_protocol);
 
 // Is this set made for this machine? `identity` is gethostname() or, with

@@ -2,8 +2,11 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <linux/ioam6_genl.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
 #include <netlink/route/addr.h>
 #include <netlink/route/link.h>
 #include <netlink/route/route.h>
@@ -74,6 +77,74 @@ Status address(nl_sock* sk, const Change& c, bool add) {
   return {};
 }
 
+// The IOAM6 generic netlink family, connected in the calling thread's
+// namespace; -1 as the family when this kernel has no IPv6 IOAM.
+struct IoamSocket {
+  nl::Sock sk;
+  int family = -1;
+};
+
+Result<IoamSocket> connect_ioam() {
+  IoamSocket out{nl::Sock(nl_socket_alloc())};
+  if (!out.sk) return Error{"netlink: out of memory"};
+  if (int err = genl_connect(out.sk.get()); err < 0) return nl::error("generic netlink connect", err);
+  out.family = genl_ctrl_resolve(out.sk.get(), IOAM6_GENL_NAME);
+  return out;
+}
+
+int collect_namespace(nl_msg* msg, void* arg) {
+  auto* out = static_cast<std::vector<SwitchIoamNamespace>*>(arg);
+  nlattr* attrs[IOAM6_ATTR_MAX + 1] = {};
+  if (genlmsg_parse(nlmsg_hdr(msg), 0, attrs, IOAM6_ATTR_MAX, nullptr) < 0 || attrs[IOAM6_ATTR_NS_ID] == nullptr) {
+    return NL_SKIP;
+  }
+  SwitchIoamNamespace n;
+  n.id = nla_get_u16(attrs[IOAM6_ATTR_NS_ID]);
+  if (attrs[IOAM6_ATTR_NS_DATA] != nullptr) n.data = nla_get_u32(attrs[IOAM6_ATTR_NS_DATA]);
+  if (attrs[IOAM6_ATTR_NS_DATA_WIDE] != nullptr) n.data_wide = nla_get_u64(attrs[IOAM6_ATTR_NS_DATA_WIDE]);
+  if (attrs[IOAM6_ATTR_SC_ID] != nullptr) n.schema = nla_get_u32(attrs[IOAM6_ATTR_SC_ID]);
+  out->push_back(n);
+  return NL_OK;
+}
+
+Status read_ioam_namespaces(SwitchState& state) {
+  auto io = connect_ioam();
+  if (!io) return io.error();
+  if (io->family < 0) {
+    state.ioam = false;
+    return {};
+  }
+  if (int err = nl_socket_modify_cb(io->sk.get(), NL_CB_VALID, NL_CB_CUSTOM, collect_namespace, &state.ioam_namespaces);
+      err < 0) {
+    return nl::error("IOAM namespaces", err);
+  }
+  if (int err = genl_send_simple(io->sk.get(), io->family, IOAM6_CMD_DUMP_NAMESPACES, IOAM6_GENL_VERSION, NLM_F_DUMP);
+      err < 0) {
+    return nl::error("IOAM namespaces", err);
+  }
+  if (int err = nl_recvmsgs_default(io->sk.get()); err < 0) return nl::error("IOAM namespaces", err);
+  return {};
+}
+
+// `ip ioam namespace add|del ID`: a bare namespace, no data, no schema.
+Status ioam_namespace(const std::string& id_text, bool add) {
+  auto io = connect_ioam();
+  if (!io) return io.error();
+  if (io->family < 0) return Error{"this kernel has no IPv6 IOAM (generic netlink family IOAM6)"};
+  const int id = std::stoi(id_text);
+  nl_msg* msg = nlmsg_alloc();
+  if (msg == nullptr) return Error{"netlink: out of memory"};
+  genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, io->family, 0, 0,
+              add ? IOAM6_CMD_ADD_NAMESPACE : IOAM6_CMD_DEL_NAMESPACE, IOAM6_GENL_VERSION);
+  nla_put_u16(msg, IOAM6_ATTR_NS_ID, static_cast<std::uint16_t>(id));
+  const int err = nl_send_sync(io->sk.get(), msg);  // frees msg
+  // An undo that finds the namespace gone is done.
+  if (err < 0 && (add || err != -NLE_OBJ_NOTFOUND)) {
+    return nl::error(fmt::format("IOAM namespace {} {}", add ? "add" : "del", id), err);
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<SwitchState> read_switch_state(const std::vector<std::string>& sysctl_keys) {
@@ -138,6 +209,7 @@ Result<SwitchState> read_switch_state(const std::vector<std::string>& sysctl_key
   for (const auto& key : sysctl_keys) {
     if (auto value = read_sysctl(key)) state.sysctls[key] = *value;
   }
+  if (auto ok = read_ioam_namespaces(state); !ok) return ok.error();
   return state;
 }
 
@@ -162,6 +234,7 @@ Status NetlinkSwitchOps::apply(const Change& c) {
   auto sk = impl_->socket();
   if (!sk) return sk.error();
   switch (c.kind) {
+    case ChangeKind::add_ioam_namespace: return ioam_namespace(c.value, true);
     case ChangeKind::sysctl: return write_sysctl(c.target, c.value);
     case ChangeKind::add_address: return address(*sk, c, true);
     default: return edit_link(*sk, c.target, c.kind, c.value);
@@ -172,6 +245,7 @@ Status NetlinkSwitchOps::undo(const Change& c) {
   auto sk = impl_->socket();
   if (!sk) return sk.error();
   switch (c.kind) {
+    case ChangeKind::add_ioam_namespace: return ioam_namespace(c.value, false);
     case ChangeKind::sysctl: return write_sysctl(c.target, c.old_value);
     case ChangeKind::add_address: return address(*sk, c, false);
     case ChangeKind::link_up: return edit_link(*sk, c.target, ChangeKind::link_down, {});

@@ -13,6 +13,7 @@
 #include "blueprint/diagnostics.h"
 #include "blueprint/input_file.h"
 #include "blueprint/mac.h"
+#include "switchconfig/agent_config.h"
 
 namespace hpn::sw {
 
@@ -308,6 +309,45 @@ Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const S
   return set;
 }
 
+Result<std::vector<std::uint16_t>> parse_ioam_conf(const SetFile& f) {
+  Parser p(f);
+  std::vector<std::uint16_t> ids;
+  int number = 0;
+  for (size_t start = 0; start < f.text.size();) {
+    size_t end = f.text.find('\n', start);
+    if (end == std::string::npos) end = f.text.size();
+    const std::string line = f.text.substr(start, end - start);
+    start = end + 1;
+    ++number;
+    if (line.empty() || line[0] == '#') continue;
+    constexpr std::string_view kKey = "namespace ";
+    if (!line.starts_with(kKey)) return p.error(number, 1, "expected 'namespace N'");
+    const std::string value = line.substr(kKey.size());
+    char* rest = nullptr;
+    const unsigned long id = std::strtoul(value.c_str(), &rest, 10);
+    if (value.empty() || !std::isdigit(static_cast<unsigned char>(value[0])) || *rest != '\0' || id > 0xffff) {
+      return p.error(number, static_cast<int>(kKey.size()) + 1,
+                     fmt::format("'{}' is not an IOAM namespace ID (0 to 65535)", value));
+    }
+    if (std::find(ids.begin(), ids.end(), id) != ids.end()) {
+      return p.error(number, static_cast<int>(kKey.size()) + 1, fmt::format("namespace {} given twice", id));
+    }
+    ids.push_back(static_cast<std::uint16_t>(id));
+  }
+  return ids;
+}
+
+Result<int> agent_protocol(const std::string& dir) {
+  const std::string path = (fs::path(dir) / switchconfig::kAgentConfigFile).string();
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return 0;
+  auto text = read_input_file(path, "an agent configuration", 1 << 20);
+  if (!text) return text.error();
+  auto config = switchconfig::read_agent_config(text.value(), path);
+  if (!config) return config.error();
+  return config->protocol;
+}
+
 Result<SwitchSet> read_switch_set(const std::string& dir) {
   const fs::path root(dir);
   std::error_code ec;
@@ -324,7 +364,17 @@ Result<SwitchSet> read_switch_set(const std::string& dir) {
   const std::string sysctl_path = (root / "sysctl.conf").string();
   auto sysctl = read_input_file(sysctl_path, "a sysctl.d file", 1 << 20);
   if (!sysctl) return sysctl.error();
-  return parse_switch_set(files, {sysctl_path, std::move(sysctl.value())});
+  auto set = parse_switch_set(files, {sysctl_path, std::move(sysctl.value())});
+  if (!set) return set;
+  const std::string ioam_path = (root / "ioam.conf").string();
+  if (fs::exists(ioam_path, ec)) {
+    auto text = read_input_file(ioam_path, "an ioam.conf", 1 << 16);
+    if (!text) return text.error();
+    auto ids = parse_ioam_conf({ioam_path, std::move(text.value())});
+    if (!ids) return ids.error();
+    set->ioam_namespaces = std::move(ids.value());
+  }
+  return set;
 }
 
 }  // namespace hpn::sw

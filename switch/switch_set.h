@@ -1,7 +1,7 @@
 // A switch's file set as `hpnctl switch apply DIR` reads it back: the
 // systemd-networkd files config --all writes under DIR/networkd/
-// (switchconfig/networkd_files.h) and DIR/sysctl.conf
-// (switchconfig/linux_sysctl.h). The parser takes exactly the subset those
+// (switchconfig/networkd_files.h), DIR/sysctl.conf and DIR/ioam.conf, its
+// IOAM namespace (switchconfig/linux_sysctl.h). The parser takes exactly the subset those
 // writers produce; anything else is an error at its line (`file:line:col:`
 // with the line and a caret), never skipped, so what apply makes is what
 // networkd would make at the next boot.
@@ -48,6 +48,7 @@ struct SwitchSet {
   std::uint32_t node_id = 0;  // sysctl net.ipv6.ioam6_id
   std::vector<SetPort> ports; // lo first, then the ports in file-name order
   std::vector<SetSysctl> sysctls;  // file order
+  std::vector<std::uint16_t> ioam_namespaces;  // ioam.conf's, file order
   const SetPort* port(const std::string& ifname) const;
 };
 
@@ -60,7 +61,15 @@ struct SetFile {
 // name's suffix .link or .network); pure, for tests.
 Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const SetFile& sysctl_conf);
 
-// Reads DIR/networkd/*.{link,network} and DIR/sysctl.conf.
+// ioam.conf: "namespace N" lines (N from 0 to 65535), comments with #.
+Result<std::vector<std::uint16_t>> parse_ioam_conf(const SetFile& ioam_conf);
+
+// The protocol of the host-route agent's routes, from DIR/switch-agent.json
+// when the set has one (a ToR); 0 otherwise (plan_changes' agent_protocol).
+Result<int> agent_protocol(const std::string& dir);
+
+// Reads DIR/networkd/*.{link,network}, DIR/sysctl.conf and DIR/ioam.conf
+// (a set without one asks for no IOAM namespace).
 Result<SwitchSet> read_switch_set(const std::string& dir);
 
 }  // namespace hpn::sw

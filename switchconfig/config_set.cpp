@@ -56,10 +56,10 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
       if (st && !fs::create_directory(at, ec)) {
         st = Error{fmt::format("{}: cannot create: {}", at.string(), ec ? ec.message() : "exists")};
       }
-      const std::string texts[3] = {frr_conf(c), config_db(c).dump(2) + "\n", sysctl_conf(c)};
-      const char* names[3] = {"frr.conf", "config_db.json", "sysctl.conf"};
+      const std::string texts[4] = {frr_conf(c), config_db(c).dump(2) + "\n", sysctl_conf(c), ioam_conf(c)};
+      const char* names[4] = {"frr.conf", "config_db.json", "sysctl.conf", kIoamConfFile};
       int written = 0;
-      for (int f = 0; f < 3 && st; ++f) {
+      for (int f = 0; f < 4 && st; ++f) {
         st = write_text(at / names[f], texts[f]);
         bytes += static_cast<std::int64_t>(texts[f].size());
         ++written;
@@ -104,7 +104,7 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
   manifest["format_version"] = 1;
   manifest["spec_name"] = bp.spec_name;
   manifest["tool_version"] = bp.tool_version;
-  manifest["files"] = {"frr.conf", "config_db.json", "sysctl.conf"};
+  manifest["files"] = {"frr.conf", "config_db.json", "sysctl.conf", kIoamConfFile};
   manifest["networkd_dir"] = kNetworkdDir;  // .link and .network files (networkd_files.h)
   manifest["agent_file"] = kAgentConfigFile;  // beside them on every switch that learns hosts
   manifest["switches"] = nlohmann::ordered_json::array();

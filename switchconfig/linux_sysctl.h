@@ -25,4 +25,11 @@ std::vector<KernelSetting> linux_sysctls(const SwitchConfig& config);
 // namespace add N`) stated in its header.
 std::string sysctl_conf(const SwitchConfig& config);
 
+// The set's ioam.conf: the IOAM namespace the switch stamps, which is a
+// kernel object made through generic netlink (`ip ioam namespace add N`),
+// not a sysctl. One "namespace N" line; `hpnctl switch apply` reads it
+// (switch/switch_set.h) and adds the namespace where it is missing.
+inline constexpr const char* kIoamConfFile = "ioam.conf";
+std::string ioam_conf(const SwitchConfig& config);
+
 }  // namespace hpn::switchconfig

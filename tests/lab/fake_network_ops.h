@@ -30,6 +30,11 @@ class FakeNetworkOps final : public NetworkOps {
     bool no_bond = false;
   };
   std::vector<HostApplied> applied;
+  struct SwitchApplied {
+    std::string netns, dir;
+    std::vector<switchconfig::SwitchFile> files;
+  };
+  std::vector<SwitchApplied> switches_applied;
   std::vector<std::pair<std::string, std::string>> announced;  // netns, "port address"
   int stopped_routers = 0;
   std::vector<int> stopped_processes;
@@ -119,6 +124,13 @@ class FakeNetworkOps final : public NetworkOps {
     if (auto f = maybe_fail("host apply " + name); !f) return f.error();
     applied.push_back({name, profile.host, no_bond});
     return profile.bonds.size();
+  }
+  Result<size_t> apply_switch(const std::string& name, const std::string& dir,
+                              const std::vector<switchconfig::SwitchFile>& files) override {
+    std::lock_guard<std::mutex> guard(lock_);  // lab up applies switches in parallel
+    if (auto f = maybe_fail("switch apply " + name); !f) return f.error();
+    switches_applied.push_back({name, dir, files});
+    return files.size();
   }
   // What a ToR's host-route agent would make of an announcement: a route
   // to each address of the bond out of the port at each member's far end.

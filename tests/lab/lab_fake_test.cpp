@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <set>
 
 #include "lab/lab.h"
 #include "fake_network_ops.h"
@@ -38,13 +40,57 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
   auto state = lab_up(request_for(dir), ops, [&](std::string_view s) { said.emplace_back(s); });
   REQUIRE(state);
   CHECK(state->phase == "up");
-  CHECK(ops.netns.size() == 37);
-  CHECK(ops.veths.size() == 112);
+  CHECK(ops.netns.size() == 38);  // "unrelated", 36 devices and the unplugged ports' far ends
+  // 112 cables, and the 96 ports of the switches' sets the wiring leaves
+  // without one (a ToR's 8 spares): a switch has every port of its set.
+  CHECK(ops.veths.size() == 112 + 96);
   CHECK(ops.configured.size() == 36);
-  REQUIRE(said.size() > 5);
-  CHECK(std::vector<std::string>(said.begin(), said.begin() + 5) ==
-        std::vector<std::string>{"creating 36 namespaces", "linking 112 cables", "configuring switches and hosts",
+  REQUIRE(said.size() > 7);
+  CHECK(std::vector<std::string>(said.begin(), said.begin() + 7) ==
+        std::vector<std::string>{"creating 36 namespaces", "linking 112 cables", "making 96 ports without a cable",
+                                 "applying 20 switch sets (switch apply)",
+                                 "what only the lab sets: faults, the switches' ICMPv6 rate, the hosts' link-locals",
                                  "applying 16 host profiles (host apply --no-bond)", "starting FRR on 20 switches"});
+  // Each switch is configured as a real one is: the set `config --all
+  // --bring-up` writes for it, byte for byte, applied by switch apply's
+  // code in its namespace, from its directory beside frr.conf.
+  REQUIRE(ops.switches_applied.size() == 20);
+  REQUIRE(hpn::test::run_hpnctl("plan '" + hpn::test::source_path("examples/lab-pod.yaml").string() + "' -q -o plan",
+                                dir.path()).exit_code == 0);
+  REQUIRE(hpn::test::run_hpnctl("config --all --bring-up --blueprint plan -o configs", dir.path()).exit_code == 0);
+  // The files' own comments name the hpnctl that wrote them ("test" here).
+  auto settings = [](const std::string& text) {
+    std::string out;
+    for (size_t at = 0; at < text.size();) {
+      size_t end = text.find('\n', at);
+      end = end == std::string::npos ? text.size() : end + 1;
+      if (text[at] != '#') out += text.substr(at, end - at);
+      at = end;
+    }
+    return out;
+  };
+  for (const auto& a : ops.switches_applied) {
+    const std::string name = a.netns.substr(std::string("hpn-abcd-").size());
+    CHECK(a.dir == state->routing_dir + "/" + name);
+    std::set<std::string> paths;
+    for (const auto& f : a.files) {
+      paths.insert(f.path);
+      INFO(name << "/" << f.path);
+      CHECK(settings(f.text) == settings(hpn::test::read_file(dir / "configs" / name / f.path)));
+    }
+    // Everything of the set but frr.conf (FRR's, started after) and
+    // config_db.json (SONiC's).
+    size_t written = 0;
+    for (const auto& e : std::filesystem::recursive_directory_iterator(dir / "configs" / name)) {
+      const std::string rel = std::filesystem::relative(e.path(), dir / "configs" / name).string();
+      if (!e.is_regular_file() || rel == "frr.conf" || rel == "config_db.json") continue;
+      ++written;
+      CHECK(paths.count(rel) == 1);
+    }
+    CHECK(written == a.files.size());
+    CHECK(paths.count("ioam.conf") == 1);
+    CHECK(paths.count("sysctl.conf") == 1);
+  }
   CHECK(std::find(said.begin(), said.end(), "hosts announce themselves to their ToRs (host announce)") != said.end());
   // Each host is configured by its own profile, as host apply does it on a
   // real host, in its own namespace; without bonds by default.
@@ -93,7 +139,7 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
   REQUIRE(recorded);
   REQUIRE(recorded->has_value());
   CHECK((*recorded)->phase == "up");
-  CHECK((*recorded)->namespaces.size() == 36);
+  CHECK((*recorded)->namespaces.size() == 37);  // the devices' and the unplugged ports' far ends'
   CHECK((*recorded)->blueprint == "/plans/lab");
 
   SECTION("a second lab up refuses and changes nothing") {
@@ -101,7 +147,7 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
     REQUIRE_FALSE(again);
     CHECK(again.error().message == "a lab is already up (lab abcd from /plans/lab, recorded in " +
                                        request_for(dir).state_path + "); 'hpnctl lab down' removes it");
-    CHECK(ops.netns.size() == 37);
+    CHECK(ops.netns.size() == 38);
   }
   SECTION("status joins the record with the interfaces") {
     auto status = lab_status(request_for(dir).state_path, ops);
@@ -122,7 +168,7 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
     auto down = lab_down(request_for(dir).state_path, ops);
     REQUIRE(down);
     CHECK(down->had_lab);
-    CHECK(down->namespaces_removed == 36);
+    CHECK(down->namespaces_removed == 37);
     CHECK(ops.netns == std::set<std::string>{"unrelated"});
     CHECK(ops.stopped_routers == 20);
     CHECK(ops.stopped_processes == std::vector<int>{4242, 4243, 4244, 4245, 4246, 4247, 4248, 4249});  // each ToR's agent
@@ -145,7 +191,9 @@ TEST_CASE("dataplane/lab: a host port the wiring leaves without a cable still ex
   r.wiring.cables.erase(r.wiring.cables.begin());
   auto state = lab_up(r, ops);
   REQUIRE(state);
-  CHECK(ops.veths.size() == 112);  // 111 cables and the unplugged port
+  // 111 cables, the unplugged port and the switches' 97 ports without a
+  // cable (tor-p0-s00-r1a:etp1a among them).
+  CHECK(ops.veths.size() == 112 + 97);
   CHECK(ops.netns.count("hpn-abcd-unplugged") == 1);
   const auto& [host, far] = ops.veths[111];
   CHECK(host.netns == "hpn-abcd-host-p0-s00-h000");

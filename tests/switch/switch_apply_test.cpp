@@ -95,6 +95,13 @@ class FakeSwitch final : public SwitchOps {
   }
   void make(const Change& c, bool undo) {
     switch (c.kind) {
+      case ChangeKind::add_ioam_namespace:
+        if (undo) {
+          std::erase_if(state.ioam_namespaces, [&](const auto& n) { return n.id == std::stoi(c.value); });
+        } else {
+          state.ioam_namespaces.push_back({static_cast<std::uint16_t>(std::stoi(c.value)), {}, {}, {}});
+        }
+        break;
       case ChangeKind::sysctl: state.sysctls[c.target] = undo ? c.old_value : c.value; break;
       case ChangeKind::set_mac: link(c.target).mac = undo ? c.old_value : c.value; break;
       case ChangeKind::set_mtu: link(c.target).mtu = std::stoi(undo ? c.old_value : c.value); break;
@@ -118,7 +125,10 @@ std::vector<std::string> texts(const ChangePlan& p) {
 }
 
 bool same_state(const SwitchState& a, const SwitchState& b) {
-  if (a.sysctls != b.sysctls || a.links.size() != b.links.size() || a.addresses.size() != b.addresses.size()) return false;
+  if (a.sysctls != b.sysctls || a.links.size() != b.links.size() || a.addresses.size() != b.addresses.size() ||
+      a.ioam_namespaces.size() != b.ioam_namespaces.size()) {
+    return false;
+  }
   for (size_t i = 0; i < a.links.size(); ++i) {
     const auto &x = a.links[i], &y = b.links[i];
     if (x.name != y.name || x.mac != y.mac || x.mtu != y.mtu || x.up != y.up) return false;
@@ -229,6 +239,54 @@ TEST_CASE("switch apply: the plan, then nothing on a second run", "[switch][appl
   REQUIRE(again);
   CHECK(again->changes.empty());
   CHECK(again->conflicts.empty());
+}
+
+TEST_CASE("switch apply: the set's IOAM namespace (ioam.conf) is added first, kept, refused when someone else's",
+          "[switch][apply]") {
+  SwitchSet set = the_set();
+  auto ids = parse_ioam_conf({"ioam.conf", "# tor-a\nnamespace 123\n"});
+  REQUIRE(ids);
+  set.ioam_namespaces = ids.value();
+  FakeSwitch sw(fresh());
+  sw.state.ioam_namespaces.push_back({7, {}, {}, {}});  // another namespace: not the set's business
+  auto plan = plan_changes(set, sw.state, 80);
+  REQUIRE(plan);
+  CHECK(plan->conflicts.empty());
+  REQUIRE_FALSE(plan->changes.empty());
+  CHECK(plan->changes.front().text() == "+ ioam namespace 123");
+  CHECK(change_json(plan->changes.front()).dump() == R"({"op":"+","kind":"ioam","text":"+ ioam namespace 123","namespace":123})");
+  const SwitchState before = sw.state;
+  // A failure midway takes the namespace away again.
+  FakeSwitch failing(before);
+  failing.fail_at = 3;
+  REQUIRE_FALSE(apply_plan(*plan, failing).ok());
+  CHECK(same_state(failing.state, before));
+  REQUIRE(apply_plan(*plan, sw).ok());
+  sw.state.sysctls["net.ipv4.fib_multipath_hash_fields"] = "55";
+  auto again = plan_changes(set, sw.state, 80);
+  REQUIRE(again);
+  CHECK(again->changes.empty());
+
+  // Namespace 123 with data or a schema is someone else's configuration.
+  SwitchState foreign = before;
+  foreign.ioam_namespaces.push_back({123, 0xabcdu, {}, 5u});
+  auto refused = plan_changes(set, foreign, 80);
+  REQUIRE(refused);
+  CHECK(refused->conflicts ==
+        std::vector<std::string>{"IOAM namespace 123 carries data 0xabcd and schema 5, which the set does not give it"});
+  // A kernel without IPv6 IOAM cannot take the set.
+  SwitchState no_ioam = before;
+  no_ioam.ioam = false;
+  auto lacking = plan_changes(set, no_ioam, 80);
+  REQUIRE_FALSE(lacking);
+  CHECK(lacking.error().message == "this kernel has no IPv6 IOAM (the set needs IOAM namespace 123)");
+  // ioam.conf errors point at the line.
+  auto bad = parse_ioam_conf({"ioam.conf", "# x\nnamespace 70000\n"});
+  REQUIRE_FALSE(bad);
+  CHECK(bad.error().message == "ioam.conf:2:11: '70000' is not an IOAM namespace ID (0 to 65535)\nnamespace 70000\n          ^\n");
+  auto other = parse_ioam_conf({"ioam.conf", "ns 1\n"});
+  REQUIRE_FALSE(other);
+  CHECK(other.error().message == "ioam.conf:1:1: expected 'namespace N'\nns 1\n^\n");
 }
 
 TEST_CASE("switch apply: what the set does not own on a fabric port is refused", "[switch][apply]") {

@@ -100,10 +100,10 @@ TEST_CASE("config --all writes every switch, all or nothing, the same bytes each
   auto r = run_hpnctl("config --all --blueprint plan -o configs", dir.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  // 3 files a switch, the agent's on each of the 16 ToRs, the networkd
+  // 4 files a switch (ioam.conf the fourth), the agent's on each of the 16 ToRs, the networkd
   // files (the loopback's, the host ports' .link, a .network per group of ports
   // that say the same), the manifest.
-  CHECK(r.out == "wrote 36 switch configurations (417 files, " + r.out.substr(r.out.find("files, ") + 7));
+  CHECK(r.out == "wrote 36 switch configurations (453 files, " + r.out.substr(r.out.find("files, ") + 7));
   auto manifest = nlohmann::json::parse(hpn::test::read_file(dir / "configs" / "hpnctl-config.json"));
   CHECK(manifest["format"] == "hpnctl-config-set");
   REQUIRE(manifest["switches"].size() == 36);
@@ -117,6 +117,7 @@ TEST_CASE("config --all writes every switch, all or nothing, the same bytes each
     CHECK(fs::exists(at / "frr.conf"));
     CHECK(fs::exists(at / "config_db.json"));
     CHECK(fs::exists(at / "sysctl.conf"));
+    CHECK(hpn::test::read_file(at / "ioam.conf").ends_with("\nnamespace 123\n"));
     // The file is the one `config SWITCH` prints.
     auto one = run_hpnctl("config " + s.get<std::string>() + " --blueprint plan", dir.path());
     CHECK(one.out == hpn::test::read_file(at / "frr.conf"));
