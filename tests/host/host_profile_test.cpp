@@ -163,7 +163,11 @@ TEST_CASE("host profile: every key of the description is required and typed as i
   };
   const hpn::ProfileFormat& format = hpn::host_profile_format();
   int keys = 0;
-  for (const auto& [object, at] : objects) {
+  for (const auto& entry : objects) {
+    // Not a structured binding: clang 14 (the sanitized build's) refuses
+    // one captured by a lambda.
+    const auto& object = entry.first;
+    const auto& at = entry.second;
     const hpn::ProfileObject* o = format.find(object);
     REQUIRE(o != nullptr);
     for (const auto& key : o->keys) {

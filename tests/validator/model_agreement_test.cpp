@@ -55,15 +55,11 @@ PortsToward bgp_routes(const LabFixture& lab) {
   return out;
 }
 
-// The ports the model's probes that arrived left each switch by, per
-// destination: from every host port to every NIC of every other host,
-// `flows` source ports each, both ways. (Where a probe is lost, the
-// sender's record keeps no hops: only the arrived ones are evidence.)
-PortsToward model_paths(const LabFixture& lab, int flows) {
+// Every probe the model sends from each back-end port of each host to
+// each NIC of every other host, `flows` source ports each: fn(records).
+template <class Fn>
+void probe_all(const LabFixture& lab, const fabricmodel::FabricModel& model, int flows, Fn fn) {
   const Blueprint& bp = lab.bp();
-  const FabricIndex& f = *lab.fabric;
-  fabricmodel::FabricModel model(f, lab.wiring);
-  PortsToward out;
   uint64_t id = 0;
   for (int h : lab.hosts()) {
     const auto& ports = bp.panels[bp.devices[h].panel].ports;
@@ -72,22 +68,33 @@ PortsToward model_paths(const LabFixture& lab, int flows) {
       for (int d : lab.hosts()) {
         if (d == h) continue;
         for (int nic = 1; nic <= 2; ++nic) {
-          for (int flow = 0; flow < flows; ++flow) {
-            for (const auto& o : model.probe(h, static_cast<int>(p), d, nic, 49152 + flow, ++id)) {
-              if (!o.received) continue;  // a lost probe's sender records no hops
-              for (const auto& hop : o.hops) {
-                const int device = f.device_by_node_id(hop.node_id);
-                REQUIRE(device >= 0);
-                const int port = f.port_by_id(device, hop.egress_if);
-                REQUIRE(port >= 0);
-                out[{device, o.dst_address}].insert(f.port({device, port}).name);
-              }
-            }
-          }
+          for (int flow = 0; flow < flows; ++flow) fn(model.probe(h, static_cast<int>(p), d, nic, 49152 + flow, ++id));
         }
       }
     }
   }
+}
+
+// The ports the model's probes that arrived left each switch by, per
+// destination, `flows` source ports each, both ways. (Where a probe is
+// lost, the sender's record keeps no hops: only the arrived ones are
+// evidence.)
+PortsToward model_paths(const LabFixture& lab, int flows) {
+  const FabricIndex& f = *lab.fabric;
+  fabricmodel::FabricModel model(f, lab.wiring);
+  PortsToward out;
+  probe_all(lab, model, flows, [&](const auto& records) {
+    for (const auto& o : records) {
+      if (!o.received) continue;  // a lost probe's sender records no hops
+      for (const auto& hop : o.hops) {
+        const int device = f.device_by_node_id(hop.node_id);
+        REQUIRE(device >= 0);
+        const int port = f.port_by_id(device, hop.egress_if);
+        REQUIRE(port >= 0);
+        out[{device, o.dst_address}].insert(f.port({device, port}).name);
+      }
+    }
+  });
   return out;
 }
 
@@ -127,25 +134,11 @@ TEST_CASE("fabricmodel: a dark uplink is routed around, as FRR does, and no prob
   LabFixture lab;
   lab.set_fault(lab.cable_from("tor-p0-s00-r1a", "etp5"), "down");
   fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
-  const Blueprint& bp = lab.bp();
   int probes = 0, lost = 0;
-  uint64_t id = 0;
-  for (int h : lab.hosts()) {
-    const auto& ports = bp.panels[bp.devices[h].panel].ports;
-    for (size_t p = 0; p < ports.size(); ++p) {
-      if (ports[p].nic < 1) continue;
-      for (int d : lab.hosts()) {
-        if (d == h) continue;
-        for (int nic = 1; nic <= 2; ++nic) {
-          for (int flow = 0; flow < 8; ++flow) {
-            const auto records = model.probe(h, static_cast<int>(p), d, nic, 49152 + flow, ++id);
-            ++probes;
-            if (records.size() != 2 || !records[1].received) ++lost;
-          }
-        }
-      }
-    }
-  }
+  probe_all(lab, model, 8, [&](const auto& records) {
+    ++probes;
+    if (records.size() != 2 || !records[1].received) ++lost;
+  });
   CHECK(probes > 1000);
   CHECK(lost == 0);
 }
