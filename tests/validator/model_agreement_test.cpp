@@ -58,7 +58,7 @@ PortsToward bgp_routes(const LabFixture& lab) {
 // Every probe the model sends from each back-end port of each host to
 // each NIC of every other host, `flows` source ports each: fn(records).
 template <class Fn>
-void probe_all(const LabFixture& lab, const fabricmodel::FabricModel& model, int flows, Fn fn) {
+void probe_all(const LabFixture& lab, fabricmodel::FabricModel& model, int flows, Fn fn) {
   const Blueprint& bp = lab.bp();
   uint64_t id = 0;
   for (int h : lab.hosts()) {
