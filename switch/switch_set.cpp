@@ -9,6 +9,10 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "blueprint/diagnostics.h"
 #include "blueprint/input_file.h"
@@ -67,15 +71,7 @@ class Parser {
   Result<std::vector<Entry>> entries(const std::map<std::string, std::vector<std::string>>& allowed) const {
     std::vector<Entry> out;
     std::string section;
-    int number = 0;
-    size_t start = 0;
-    while (start < file_.text.size()) {
-      size_t end = file_.text.find('\n', start);
-      if (end == std::string::npos) end = file_.text.size();
-      const std::string line = file_.text.substr(start, end - start);
-      start = end + 1;
-      ++number;
-      if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+    for (const auto& [number, line] : lines("#;")) {
       if (line[0] == '[') {
         if (line.back() != ']') return error(number, static_cast<int>(line.size()), "expected ']' at the end of a section");
         section = line.substr(1, line.size() - 2);
@@ -104,6 +100,22 @@ class Parser {
   }
 
   const SetFile& file() const { return file_; }
+
+  // The file's lines that say something, each with its number from 1:
+  // empty lines and those that start with one of `comments` left out.
+  std::vector<std::pair<int, std::string>> lines(std::string_view comments) const {
+    std::vector<std::pair<int, std::string>> out;
+    int number = 0;
+    for (size_t start = 0; start < file_.text.size();) {
+      size_t end = file_.text.find('\n', start);
+      if (end == std::string::npos) end = file_.text.size();
+      std::string line = file_.text.substr(start, end - start);
+      start = end + 1;
+      ++number;
+      if (!line.empty() && comments.find(line[0]) == std::string_view::npos) out.emplace_back(number, std::move(line));
+    }
+    return out;
+  }
 
  private:
   const SetFile& file_;
@@ -268,14 +280,7 @@ Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const S
   // not exist), comments with # or ;.
   Parser p(sysctl_conf);
   bool node = false;
-  int number = 0;
-  for (size_t start = 0; start < sysctl_conf.text.size();) {
-    size_t end = sysctl_conf.text.find('\n', start);
-    if (end == std::string::npos) end = sysctl_conf.text.size();
-    const std::string line = sysctl_conf.text.substr(start, end - start);
-    start = end + 1;
-    ++number;
-    if (line.empty() || line[0] == '#' || line[0] == ';') continue;
+  for (const auto& [number, line] : p.lines("#;")) {
     const auto eq = line.find(" = ");
     if (eq == std::string::npos) return p.error(number, 1, "expected 'key = value'");
     SetSysctl s;
@@ -312,14 +317,7 @@ Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const S
 Result<std::vector<std::uint16_t>> parse_ioam_conf(const SetFile& f) {
   Parser p(f);
   std::vector<std::uint16_t> ids;
-  int number = 0;
-  for (size_t start = 0; start < f.text.size();) {
-    size_t end = f.text.find('\n', start);
-    if (end == std::string::npos) end = f.text.size();
-    const std::string line = f.text.substr(start, end - start);
-    start = end + 1;
-    ++number;
-    if (line.empty() || line[0] == '#') continue;
+  for (const auto& [number, line] : p.lines("#")) {
     constexpr std::string_view kKey = "namespace ";
     if (!line.starts_with(kKey)) return p.error(number, 1, "expected 'namespace N'");
     const std::string value = line.substr(kKey.size());
