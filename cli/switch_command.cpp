@@ -10,6 +10,10 @@
 #include <functional>
 #include <iostream>
 #include <memory>
+#include <chrono>
+#include <thread>
+#include <vector>
+#include <net/if.h>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -80,7 +84,39 @@ struct ApplyArgs {
   std::string netns;
   std::string format = "text";
   bool dry_run = false;
+  int wait_ports = 0;  // seconds
 };
+
+// The set's ports this network namespace lacks (if_nametoindex: the ports
+// of the calling thread's namespace).
+std::vector<std::string> missing_ports(const sw::SwitchSet& set) {
+  std::vector<std::string> missing;
+  for (const auto& p : set.ports) {
+    if (!p.loopback() && if_nametoindex(p.ifname.c_str()) == 0) missing.push_back(p.ifname);
+  }
+  return missing;
+}
+
+// At boot a switch's ports appear as its driver registers them, after
+// udev has started: waits until every port of the set is there, at most
+// `seconds`, or a signal. Ports still missing are then the identity
+// check's to name (exit 2).
+Status wait_for_ports(const sw::SwitchSet& set, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  bool said = false;
+  for (;;) {
+    const auto missing = missing_ports(set);
+    if (missing.empty() || std::chrono::steady_clock::now() >= deadline || apply_signal() != 0) return {};
+    if (!said) {
+      std::cerr << fmt::format("hpnctl: waiting up to {} s for {} port{} of {} ({}{})\n", seconds, missing.size(),
+                               missing.size() == 1 ? "" : "s", set.name, missing.front(),
+                               missing.size() > 1 ? ", ..." : "")
+                << std::flush;
+      said = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
 
 int run_apply(const ApplyArgs& a) {
   if (a.format != "text" && a.format != "json") return fail(kInputError, "--format must be text or json");
@@ -98,6 +134,15 @@ int run_apply(const ApplyArgs& a) {
   }
   if (!a.netns.empty() && !std::filesystem::exists(std::string(lab::kNetnsRunDir) + "/" + a.netns)) {
     return fail(kInputError, fmt::format("no network namespace '{}' (see ip netns list)", a.netns));
+  }
+  if (a.wait_ports > 0) {
+    ApplySignalGuard guard;
+    auto waited = in_namespace(a.netns, [&] { return wait_for_ports(set.value(), a.wait_ports); });
+    if (!waited) return fail(kEnvironmentError, waited.error().message);
+    if (apply_signal() != 0) {
+      return fail(kEnvironmentError, fmt::format("interrupted by {} while waiting for ports; nothing was done",
+                                                 sigabbrev_np(apply_signal())));
+    }
   }
   sw::SwitchState state;
   auto read = in_namespace(a.netns, [&]() -> Status {
@@ -225,6 +270,9 @@ void add_switch_commands(CLI::App& app, int& exit_code) {
       ->required();
   cmd->add_option("--netns", apply->netns, "Apply inside this named network namespace");
   cmd->add_flag("--dry-run", apply->dry_run, "Print the changes as a diff; change nothing");
+  cmd->add_option("--wait-ports", apply->wait_ports,
+                  "Wait up to this many seconds for the set's ports to appear (at boot)")
+      ->check(CLI::Range(0, 3600));
   with_values(cmd->add_option("--format", apply->format, "text or json"), {"text", "json"})->capture_default_str();
   cmd->footer("Adds the IOAM namespace; sets sysctls, a host port's gateway MAC, MTUs,\n"
               "addresses and admin state; removes nothing. Refuses a set of another switch\n"

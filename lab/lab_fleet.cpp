@@ -216,6 +216,14 @@ Result<Inventory> lab_inventory(const Blueprint& bp, const LabState& state, cons
     } else if (std::find(state.routers.begin(), state.routers.end(), h.name) != state.routers.end()) {
       h.vars.push_back({"hpn_frr_pathspace", d.netns});
       h.vars.push_back({"hpn_frr_conf", fmt::format("{}/{}/frr.conf", state.routing_dir, h.name)});
+      // switches.yml's set: where lab up put it (and applied it from), in
+      // the switch's namespace, with no package to install (the lab runs
+      // the built hpnctl) and no systemd of the switch's own to enable
+      // units in (lab up starts the agent as its unit would).
+      h.vars.push_back({"hpnctl_switch_dir", fmt::format("{}/{}", state.routing_dir, h.name)});
+      h.vars.push_back({"hpnctl_switch_apply_args", nlohmann::ordered_json{"--netns", d.netns}});
+      h.vars.push_back({"hpnctl_switch_units", nlohmann::ordered_json::array()});
+      h.vars.push_back({"hpnctl_install_package", false});
     }
     kept[i] = static_cast<int>(hosts.size());
     hosts.push_back(std::move(h));

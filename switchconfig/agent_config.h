@@ -31,8 +31,11 @@ namespace hpn::switchconfig {
 inline constexpr const char* kAgentConfigFormat = "hpnctl-switch-agent";
 inline constexpr int kAgentConfigVersion = 1;
 inline constexpr const char* kAgentConfigFile = "switch-agent.json";
-// Where the packaged unit (hpnctl-switch-agent.service) reads it.
-inline constexpr const char* kAgentConfigPath = "/etc/hpnctl/switch-agent.json";
+// Where a switch keeps its set (its directory of `config --all`, copied
+// whole): hpnctl-switch-apply.service applies it at boot, and the agent's
+// unit (hpnctl-switch-agent.service) reads its switch-agent.json there.
+inline constexpr const char* kSwitchSetPath = "/etc/hpnctl/switch";
+inline constexpr const char* kAgentConfigPath = "/etc/hpnctl/switch/switch-agent.json";
 // zebra's main table: `redistribute kernel` takes kernel routes from the
 // table of the VRF, the main one for the default VRF.
 inline constexpr std::uint32_t kHostRouteTable = 254;

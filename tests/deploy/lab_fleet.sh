@@ -6,7 +6,9 @@
 # every lab device at a management address; provision.yml leaves each host
 # as its profile says, restores a host whose address was removed (and only
 # that host changes), and fails only the host given another host's profile; switches.yml installs a changed frr.conf on
-# that switch alone (every other switch changed=0) and FRR runs it;
+# that switch alone (every other switch changed=0) and FRR runs it, and
+# runs switch apply on each, which puts a drifted port back on its switch
+# alone;
 # verify.yml --limit of the faulty rack and of a rack wired as planned
 # reports exactly what verify --lab reports for the same wiring and scope,
 # and sees every cable of the planned rack both ways; lab down stops every
@@ -111,19 +113,40 @@ done
 [ "$(changed_hosts | grep -vx "$wrong")" = "$victim" ] || fail "restoring run: changed '$(changed_hosts)', not $victim"
 ip -n "$netns" -4 -br addr show nic1p1 | grep -q "$address" || fail "the run did not restore $address"
 
-# Switches: one run over all of them, with one switch's frr.conf changed:
-# the configuration the lab runs (the bring-up one) is installed unchanged
-# on every other switch (changed=0), the changed one is installed there
-# alone, FRR runs it, and its sessions stay up.
+# Switches: one run over all of them (the hpnctl_switch role's switch
+# apply of each set, then hpnctl_frr), with one switch's frr.conf changed
+# and one port of another switch put off its plan (its MTU): the sets lab
+# up applied are installed unchanged and apply changes nothing on every
+# other switch (changed=0); the drifted port is put back on its switch
+# alone; the changed frr.conf is installed on its switch alone, FRR runs
+# it, and its sessions stay up.
 "$hpnctl" config --all --bring-up --blueprint plan -o configs >/dev/null || fail "config --all"
 "$hpnctl" lab status --format json >status-before.json || fail "lab status"
 switch=agg-p0-1-00
 sed -i '0,/^ description /s/^ description .*/ description changed by switches.yml/' "configs/$switch/frr.conf"
+drifted=tor-p0-s00-r1a
+drifted_ns=hpn-$lab_id-$drifted
+read -r port mtu <<EOF2
+$(ip -n "$drifted_ns" -j link show | python3 -c '
+import glob, json, re, sys
+# A port of the set (a Name= of its networkd files), up, with a jumbo MTU.
+named = set()
+for f in glob.glob(sys.argv[1] + "/networkd/*.network"):
+    for line in open(f):
+        if line.startswith("Name="):
+            named.update(line[len("Name="):].split())
+link = next(l for l in json.load(sys.stdin) if l["ifname"] in named and l["mtu"] > 1500 and "UP" in l["flags"])
+print(link["ifname"], link["mtu"])' "configs/$drifted")
+EOF2
+[ -n "$port" ] || fail "no port of $drifted to drift"
+ip -n "$drifted_ns" link set dev "$port" mtu 1500 || fail "cannot set $drifted:$port's MTU"
 play "$src/deploy/ansible/switches.yml" -e hpnctl_switch_serial=20 || fail "switches.yml"
 for s in $(group role_tor) $(group role_agg) $(group role_core); do
-  want=" changed=0 "; [ "$s" = "$switch" ] && want=" changed=2 "
+  want=" changed=0 "; [ "$s" = "$switch" ] && want=" changed=2 "; [ "$s" = "$drifted" ] && want=" changed=1 "
   recap "$s" | grep -q "$want" || fail "switches.yml: $s: $(recap "$s")"
 done
+ip -n "$drifted_ns" -j link show dev "$port" | grep -q "\"mtu\": *$mtu[,}]" ||
+  fail "switches.yml did not put $drifted:$port's MTU back to $mtu"
 ip netns exec "hpn-$lab_id-$switch" vtysh -N "hpn-$lab_id-$switch" -c "show running-config" 2>/dev/null |
   grep -q "description changed by switches.yml" || fail "FRR on $switch does not run the new configuration"
 "$hpnctl" lab status --format json >status.json || fail "lab status"

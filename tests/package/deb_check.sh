@@ -33,7 +33,8 @@ for f in /usr/bin/hpnctl \
          /usr/share/bash-completion/completions/hpnctl /usr/share/zsh/site-functions/_hpnctl \
          /usr/share/hpnctl/schemas/hpn-pod.schema.json /usr/share/hpnctl/schemas/blueprint.sql \
          /usr/share/hpnctl/schemas/host-profile.schema.json /usr/share/hpnctl/schemas/switch-agent.schema.json \
-         /usr/lib/systemd/system/hpnctl-switch-agent.service /usr/share/man/man1/hpnctl-switch.1; do
+         /usr/lib/systemd/system/hpnctl-switch-agent.service /usr/lib/systemd/system/hpnctl-switch-apply.service \
+         /usr/share/man/man1/hpnctl-switch.1; do
   grep -qx "$f" "$work/files" || fail "the package lacks $f"
 done
 # Every man page and schema of the source tree is in it.
@@ -65,10 +66,12 @@ for soname in $(readelf -d "$build/cli/hpnctl" | sed -n 's/.*(NEEDED).*\[\(.*\)\
 done
 echo "$depends" | grep -q "libc6 (>= " || fail "Depends has no versioned libc6: $depends"
 
-# The agent's unit is the source tree's, byte for byte.
-dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/lib/systemd/system/hpnctl-switch-agent.service >"$work/unit" ||
-  fail "cannot read the unit from the package"
-cmp -s "$work/unit" "$src/deploy/systemd/hpnctl-switch-agent.service" || fail "the packaged unit differs from the source's"
+# Every unit of the source tree is in it, byte for byte.
+for unit in "$src"/deploy/systemd/*.service; do
+  dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./usr/lib/systemd/system/$(basename "$unit")" >"$work/unit" ||
+    fail "cannot read $(basename "$unit") from the package"
+  cmp -s "$work/unit" "$unit" || fail "the packaged $(basename "$unit") differs from the source's"
+done
 
 # Unpacked (not installed), the binary runs and says its version.
 dpkg-deb -x "$deb" "$work/root"
