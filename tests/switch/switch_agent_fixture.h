@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "switchconfig/agent_config.h"
 #include "test_util.h"
 
 namespace hpn::test {
@@ -50,7 +51,7 @@ class AgentProcess {
   }
 
   // Starts the unit's command in `netns`, /usr/bin/hpnctl replaced by the
-  // built binary and /etc/hpnctl/switch-agent.json by `config`; stderr is
+  // built binary and /etc/hpnctl/switch/switch-agent.json by `config`; stderr is
   // appended to DIR/agent.log.
   bool start(const std::string& netns, const std::string& config, const std::filesystem::path& dir) {
     if (notify_ < 0) {
@@ -65,7 +66,7 @@ class AgentProcess {
     std::vector<std::string> argv = {"ip", "netns", "exec", netns};
     for (auto w : unit_exec_start()) {
       if (w == "/usr/bin/hpnctl") w = HPNCTL_BINARY;
-      if (w == "/etc/hpnctl/switch-agent.json") w = config;
+      if (w == switchconfig::kAgentConfigPath) w = config;
       argv.push_back(w);
     }
     received_.clear();
