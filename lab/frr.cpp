@@ -204,17 +204,13 @@ Status start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
   const std::string log = d.dir + "/frr.log";
   { std::ofstream touch(log, std::ios::app); }
   if (auto ok = owned_by_frr(log, 0640); !ok) return ok;
-  // The daemons start empty, as frr.service starts them on a switch, and
-  // the switch's frr.conf is then given to them as an operator does
-  // (vtysh -f; switches.yml's frr-reload.py later applies its changes).
   for (const auto& daemon : d.names()) {
-    // -d: the launcher returns once the daemon has opened its sockets, so
-    // bgpd finds zebra's socket in place. -f /dev/null: no configuration
-    // file of the daemon's own (frr.conf is integrated, read by vtysh).
+    // -d: the launcher returns once the daemon has read its configuration
+    // and opened its sockets, so bgpd finds zebra's socket in place.
     const std::vector<std::string> argv{std::string(kFrrDaemonDir) + "/" + daemon,
                                         "-d",
                                         "-N", d.netns,
-                                        "-f", "/dev/null",
+                                        "-f", d.config(),
                                         "-i", d.dir + "/" + daemon + ".pid",
                                         "--log", "file:" + log};
     auto r = spawn({d.netns, argv, log}, 15s);
@@ -227,12 +223,6 @@ Status start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
       for (size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i) said += "\n    " + lines[i];
       return Error{fmt::format("{}: {} exited with {}; its log ends:{}", d.device, daemon, r->exit_code, said)};
     }
-  }
-  auto r = spawn({d.netns, {kVtysh, "-N", d.netns, "-f", d.config()}, {}}, 30s);
-  if (!r) return r.error();
-  if (r->exit_code != 0) {
-    return Error{fmt::format("{}: vtysh -f {} exited with {}: {}", d.device, d.config(), r->exit_code,
-                             r->err.empty() ? r->out : r->err)};
   }
   return {};
 }

@@ -35,10 +35,9 @@ struct RoutingDaemons {
 Status check_frr(bool pbrd);
 
 // Writes `frr_conf` into d.dir (made readable to the frr user), makes the
-// pathspace's socket directory, starts zebra, then bgpd (and pbrd), each
-// daemonized inside the namespace with no configuration, as frr.service
-// starts them, then gives them the switch's frr.conf as an operator does
-// (vtysh -N NETNS -f FILE). The daemons run it when this returns.
+// pathspace's socket directory, and starts zebra, then bgpd (and pbrd),
+// each daemonized inside the namespace. Each daemon has finished reading
+// its configuration when its start returns.
 Status start_routing(const RoutingDaemons& d, const std::string& frr_conf);
 
 // SIGTERM to every daemon of every set by its pid file, all at once, then

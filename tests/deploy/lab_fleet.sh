@@ -128,22 +128,29 @@ drifted=tor-p0-s00-r1a
 drifted_ns=hpn-$lab_id-$drifted
 read -r port mtu <<EOF2
 $(ip -n "$drifted_ns" -j link show | python3 -c '
-import glob, json, re, sys
-# A port of the set (a Name= of its networkd files), up, with a jumbo MTU.
-named = set()
+import glob, json, sys
+# A port whose networkd file sets its MTU (MTUBytes=; lo has none), up,
+# and at that MTU now.
+mtu_of = {}
 for f in glob.glob(sys.argv[1] + "/networkd/*.network"):
-    for line in open(f):
-        if line.startswith("Name="):
-            named.update(line[len("Name="):].split())
-link = next(l for l in json.load(sys.stdin) if l["ifname"] in named and l["mtu"] > 1500 and "UP" in l["flags"])
+    lines = open(f).read().splitlines()
+    names = [w for l in lines if l.startswith("Name=") for w in l[len("Name="):].split()]
+    mtus = [int(l[len("MTUBytes="):]) for l in lines if l.startswith("MTUBytes=")]
+    for n in names:
+        if mtus:
+            mtu_of[n] = mtus[0]
+link = next(l for l in json.load(sys.stdin)
+            if mtu_of.get(l["ifname"], 0) > 1500 and l["mtu"] == mtu_of[l["ifname"]] and "UP" in l["flags"])
 print(link["ifname"], link["mtu"])' "configs/$drifted")
 EOF2
 [ -n "$port" ] || fail "no port of $drifted to drift"
 ip -n "$drifted_ns" link set dev "$port" mtu 1500 || fail "cannot set $drifted:$port's MTU"
-play "$src/deploy/ansible/switches.yml" -e hpnctl_switch_serial=20 || fail "switches.yml"
+# -v: each task's result in the log, switch apply's JSON among them.
+play "$src/deploy/ansible/switches.yml" -e hpnctl_switch_serial=20 -v || fail "switches.yml"
 for s in $(group role_tor) $(group role_agg) $(group role_core); do
   want=" changed=0 "; [ "$s" = "$switch" ] && want=" changed=2 "; [ "$s" = "$drifted" ] && want=" changed=1 "
-  recap "$s" | grep -q "$want" || fail "switches.yml: $s: $(recap "$s")"
+  recap "$s" | grep -q "$want" ||
+    fail "switches.yml: $s (drifted port: $drifted:$port): $(recap "$s"); its switch apply said: $(grep -F "[$s] => " "$work/run.log" | grep -F '"switch", "apply"')"
 done
 ip -n "$drifted_ns" -j link show dev "$port" | grep -q "\"mtu\": *$mtu[,}]" ||
   fail "switches.yml did not put $drifted:$port's MTU back to $mtu"
