@@ -59,7 +59,7 @@ struct ProfileObject {
   // Keys not named are allowed, of type `open_type` (the NCCL environment).
   bool open = false;
   JsonType open_type = JsonType::string;
-  std::vector<ProfileVariant> variants;  // non-empty: keys come from the chosen variant
+  std::vector<ProfileVariant> variants{};  // non-empty: keys come from the chosen variant
 
   const ProfileKey* find(std::string_view key) const;
 };

@@ -76,6 +76,10 @@ struct Spawn {
   std::string netns;
   std::vector<std::string> argv;
   std::string log;  // stdout and stderr to this file (daemons, which keep them open); else captured
+  // Non-empty: the program runs in a UTS namespace of its own with this
+  // host name, the switch's, as a switch's OS gives it to FRR (which takes
+  // its BGP hostname from the system, not from frr.conf's `hostname`).
+  std::string hostname;
 };
 
 Result<ProcessResult> spawn(const Spawn& s, std::chrono::milliseconds timeout) {
@@ -95,6 +99,10 @@ Result<ProcessResult> spawn(const Spawn& s, std::chrono::milliseconds timeout) {
     if (!s.netns.empty()) {
       const int ns = open(path.c_str(), O_RDONLY | O_CLOEXEC);
       if (ns < 0 || setns(ns, CLONE_NEWNET) != 0) _exit(126);
+    }
+    if (!s.hostname.empty() &&
+        (unshare(CLONE_NEWUTS) != 0 || sethostname(s.hostname.c_str(), s.hostname.size()) != 0)) {
+      _exit(126);
     }
     const int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (null >= 0) dup2(null, STDIN_FILENO);
@@ -186,7 +194,7 @@ Result<pid_t> read_pid(const std::string& path) {
 
 Result<ProcessResult> run_in_namespace(const std::string& netns, const std::vector<std::string>& argv,
                                        std::chrono::milliseconds timeout) {
-  return spawn({netns, argv, {}}, timeout);
+  return spawn({netns, argv, {}, {}}, timeout);
 }
 
 Status start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
@@ -204,16 +212,21 @@ Status start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
   const std::string log = d.dir + "/frr.log";
   { std::ofstream touch(log, std::ios::app); }
   if (auto ok = owned_by_frr(log, 0640); !ok) return ok;
+  // The daemons start empty, as frr.service starts them on a switch (no
+  // configuration file of their own: frr.conf is integrated), under the
+  // switch's host name; the switch's frr.conf is then given to them as
+  // frrinit.sh and an operator do, through vtysh (switches.yml's
+  // frr-reload.py applies later changes).
   for (const auto& daemon : d.names()) {
-    // -d: the launcher returns once the daemon has read its configuration
-    // and opened its sockets, so bgpd finds zebra's socket in place.
+    // -d: the launcher returns once the daemon has opened its sockets, so
+    // bgpd finds zebra's socket in place.
     const std::vector<std::string> argv{std::string(kFrrDaemonDir) + "/" + daemon,
                                         "-d",
                                         "-N", d.netns,
-                                        "-f", d.config(),
+                                        "-f", "/dev/null",
                                         "-i", d.dir + "/" + daemon + ".pid",
                                         "--log", "file:" + log};
-    auto r = spawn({d.netns, argv, log}, 15s);
+    auto r = spawn({d.netns, argv, log, d.device}, 15s);
     if (!r) return r.error();
     if (r->exit_code != 0) {
       std::ifstream in(log);
@@ -223,6 +236,12 @@ Status start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
       for (size_t i = lines.size() > 6 ? lines.size() - 6 : 0; i < lines.size(); ++i) said += "\n    " + lines[i];
       return Error{fmt::format("{}: {} exited with {}; its log ends:{}", d.device, daemon, r->exit_code, said)};
     }
+  }
+  auto r = spawn({d.netns, {kVtysh, "-N", d.netns, "-f", d.config()}, {}, {}}, 30s);
+  if (!r) return r.error();
+  if (r->exit_code != 0) {
+    return Error{fmt::format("{}: vtysh -f {} exited with {}: {}", d.device, d.config(), r->exit_code,
+                             r->err.empty() ? r->out : r->err)};
   }
   return {};
 }
@@ -285,7 +304,7 @@ Result<std::string> vtysh(const std::string& netns, const std::vector<std::strin
     argv.push_back("-c");
     argv.push_back(c);
   }
-  auto r = spawn({netns, argv, {}}, timeout);
+  auto r = spawn({netns, argv, {}, {}}, timeout);
   if (!r) return r.error();
   if (r->exit_code != 0) {
     return Error{fmt::format("{}: vtysh -c '{}' exited with {}: {}", netns, commands.empty() ? "" : commands[0],
@@ -297,7 +316,7 @@ Result<std::string> vtysh(const std::string& netns, const std::vector<std::strin
 Status vtysh_apply(const RoutingDaemons& d, const std::string& name, const std::string& lines) {
   const std::string path = d.dir + "/" + name;
   if (auto ok = write_frr_file(path, lines); !ok) return ok;
-  auto r = spawn({d.netns, {kVtysh, "-N", d.netns, "-f", path}, {}}, 15s);
+  auto r = spawn({d.netns, {kVtysh, "-N", d.netns, "-f", path}, {}, {}}, 15s);
   if (!r) return r.error();
   if (r->exit_code != 0) {
     return Error{fmt::format("{}: vtysh -f {} exited with {}: {}", d.device, path, r->exit_code,

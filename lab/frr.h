@@ -1,8 +1,9 @@
 // Debian's FRR (8.4) run inside the lab's switch namespaces, one daemon set
 // per namespace with its own pathspace (FIELD.md §7): zebra, bgpd, and
-// pbrd on cores, each started inside the namespace with the switch's
-// frr.conf exactly as `hpnctl config` writes it. No systemd: the lab
-// starts, queries (vtysh -N) and stops the daemons itself.
+// pbrd on cores, each started empty inside the namespace under the
+// switch's host name (a UTS namespace of its own), then given the switch's
+// frr.conf, exactly as `hpnctl config` writes it, by `vtysh -f`. No
+// systemd: the lab starts, queries (vtysh -N) and stops the daemons itself.
 #pragma once
 
 #include <sys/types.h>
@@ -35,9 +36,9 @@ struct RoutingDaemons {
 Status check_frr(bool pbrd);
 
 // Writes `frr_conf` into d.dir (made readable to the frr user), makes the
-// pathspace's socket directory, and starts zebra, then bgpd (and pbrd),
-// each daemonized inside the namespace. Each daemon has finished reading
-// its configuration when its start returns.
+// pathspace's socket directory, starts zebra, then bgpd (and pbrd), each
+// daemonized inside the namespace with no configuration, and gives them
+// frr.conf with `vtysh -f`. The daemons run it when this returns.
 Status start_routing(const RoutingDaemons& d, const std::string& frr_conf);
 
 // SIGTERM to every daemon of every set by its pid file, all at once, then

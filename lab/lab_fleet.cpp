@@ -224,6 +224,10 @@ Result<Inventory> lab_inventory(const Blueprint& bp, const LabState& state, cons
       h.vars.push_back({"hpnctl_switch_apply_args", nlohmann::ordered_json{"--netns", d.netns}});
       h.vars.push_back({"hpnctl_switch_units", nlohmann::ordered_json::array()});
       h.vars.push_back({"hpnctl_install_package", false});
+      // FRR's daemons file and unit: lab up starts the daemons as
+      // frr.service would, and the lab's switches have neither.
+      h.vars.push_back({"hpnctl_frr_daemons_file", ""});
+      h.vars.push_back({"hpnctl_frr_service", ""});
     }
     kept[i] = static_cast<int>(hosts.size());
     hosts.push_back(std::move(h));
