@@ -218,9 +218,25 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
 }
 
 // Waits until every expected session is Established, every ToR routes to
-// the hosts cabled to it, and the switches' routes stay the same over two
-// looks; or until `deadline`, with what is still missing.
+// the hosts cabled to it, and the switches' routes stay the same for
+// settled_after(); or until `deadline`, with what is still missing.
+// How long the switches' routes must rest to be settled. bgpd sends a new
+// session's first updates after its update group's coalesce timer, 1 s
+// plus 50 ms per configured peer (bgpd.h, BGP_DEFAULT_SUBGROUP_COALESCE_TIME),
+// so routes can rest that long mid-way through a bring-up: with a rest of
+// 400 ms a 2-pod lab was declared converged with a pod's host routes still
+// on their way, and cross-pod probes were lost. The busiest switch's timer
+// and a second for the updates it sends.
+std::chrono::milliseconds settled_after(const LabPlan& p) {
+  size_t peers = 0;
+  for (const auto& c : p.configs) {
+    if (c) peers = std::max<size_t>(peers, std::count_if(c->ports.begin(), c->ports.end(), [](const auto& port) { return port.bgp; }));
+  }
+  return std::chrono::milliseconds(1000 + 50 * static_cast<long>(peers) + 1000);
+}
+
 Status converge(const LabPlan& p, NetworkOps& ops, std::chrono::milliseconds timeout, const LabProgress& say) {
+  const auto settled = settled_after(p);
   const auto started = std::chrono::steady_clock::now();
   const auto deadline = started + timeout;
   std::vector<int> routers;
@@ -286,7 +302,7 @@ Status converge(const LabPlan& p, NetworkOps& ops, std::chrono::milliseconds tim
                       std::chrono::duration<double>(at - started).count()));
     }
     if (missing.empty()) {
-      if (now == previous && at - previous_at >= 400ms) return {};
+      if (now == previous && at - previous_at >= settled) return {};
       if (now != previous) {
         previous = now;
         previous_at = at;
