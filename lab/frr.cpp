@@ -7,7 +7,9 @@
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iterator>
+#include <memory>
 #include <fstream>
 #include <thread>
 
@@ -297,20 +300,54 @@ std::string routing_problem(const RoutingDaemons& d) {
   return "";
 }
 
-Result<std::string> vtysh(const std::string& netns, const std::vector<std::string>& commands,
-                          std::chrono::milliseconds timeout) {
-  std::vector<std::string> argv{kVtysh, "-N", netns};
-  for (const auto& c : commands) {
-    argv.push_back("-c");
-    argv.push_back(c);
+Result<std::string> ask_daemon(const std::string& pathspace, const std::string& daemon, const std::string& command,
+                               std::chrono::milliseconds timeout) {
+  const std::string path = fmt::format("{}/{}/{}.vty", kFrrStateDir, pathspace, daemon);
+  auto failed = [&](const std::string& what, int error) {
+    return Error{fmt::format("{}: {} '{}' on {}: {}", pathspace, what, command, path, std::strerror(error))};
+  };
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) return Error{fmt::format("{}: socket path too long: {}", pathspace, path)};
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return failed("cannot ask", errno);
+  auto closing = std::unique_ptr<int, void (*)(int*)>(new int(fd), [](int* f) {
+    ::close(*f);
+    delete f;
+  });
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return failed("cannot ask", errno);
+  // vtysh's framing: the command and a NUL out; the daemon's output back,
+  // then three NULs and the command's status (0: done).
+  const std::string request = command + '\0';
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(request.size())) {
+    return failed("cannot ask", errno);
   }
-  auto r = spawn({netns, argv, {}, {}}, timeout);
-  if (!r) return r.error();
-  if (r->exit_code != 0) {
-    return Error{fmt::format("{}: vtysh -c '{}' exited with {}: {}", netns, commands.empty() ? "" : commands[0],
-                             r->exit_code, r->err.empty() ? r->out : r->err)};
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  constexpr size_t kMaxAnswer = 64u << 20;  // far above any show command of a lab switch
+  std::string answer;
+  char buf[65536];
+  while (answer.size() < 4 || answer.compare(answer.size() - 4, 3, std::string(3, '\0')) != 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return Error{fmt::format("{}: {} did not answer '{}' within {} s", pathspace, daemon, command,
+                                                    timeout.count() / 1000.0)};
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left.count()));
+    if (ready < 0 && errno != EINTR) return failed("cannot read the answer to", errno);
+    if (ready <= 0) continue;
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return failed("cannot read the answer to", errno);
+    if (n == 0) return Error{fmt::format("{}: {} closed its socket before answering '{}'", pathspace, daemon, command)};
+    if (answer.size() + static_cast<size_t>(n) > kMaxAnswer) {
+      return Error{fmt::format("{}: {}'s answer to '{}' passed {} MiB", pathspace, daemon, command, kMaxAnswer >> 20)};
+    }
+    answer.append(buf, static_cast<size_t>(n));
   }
-  return r->out;
+  const int status = static_cast<unsigned char>(answer.back());
+  answer.resize(answer.size() - 4);
+  if (status != 0) return Error{fmt::format("{}: {} refused '{}' (status {}): {}", pathspace, daemon, command, status, answer)};
+  return answer;
 }
 
 Status vtysh_apply(const RoutingDaemons& d, const std::string& name, const std::string& lines) {

@@ -53,9 +53,15 @@ Status stop_routing(const std::vector<RoutingDaemons>& sets,
 // the last lines of its log.
 std::string routing_problem(const RoutingDaemons& d);
 
-// `vtysh -N NETNS -c COMMAND...` run inside the namespace; its stdout.
-Result<std::string> vtysh(const std::string& netns, const std::vector<std::string>& commands,
-                          std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
+// What `vtysh -N PATHSPACE -d DAEMON -c COMMAND` prints, asked as vtysh
+// asks it, on the daemon's own socket (kFrrStateDir/PATHSPACE/DAEMON.vty).
+// For reading state (show commands), not for configuring: that goes
+// through vtysh (vtysh_apply), as an operator's does. A vtysh process
+// costs about 50 ms of CPU to start (it builds every daemon's command
+// tree), the socket about a millisecond, and lab up asks each of 36
+// switches until BGP has converged.
+Result<std::string> ask_daemon(const std::string& pathspace, const std::string& daemon, const std::string& command,
+                               std::chrono::milliseconds timeout = std::chrono::milliseconds(10000));
 
 // Configuration lines given to the running daemons through vtysh, as
 // `vtysh -f FILE` does (the file is written beside the daemons' own).

@@ -98,6 +98,9 @@ struct LabPlan {
   // `config --all --bring-up` writes them (networkd/, sysctl.conf,
   // ioam.conf, a ToR's switch-agent.json).
   std::map<int, std::vector<switchconfig::SwitchFile>> switch_sets;
+  // The machine's neighbour-table limits the switches' sets carry
+  // (net.ipv*.neigh.default.gc_thresh*): key -> the largest value.
+  std::map<std::string, long> machine_sysctls;
   // Host node -> its profile, as `hpnctl profile` writes it and `hpnctl
   // host apply` reads it back.
   std::map<int, host::ApplyProfile> profiles;
@@ -145,6 +148,15 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
       auto agent = switchconfig::agent_config(c);
       if (!agent) return agent.error();
       p.agent_conf[static_cast<int>(n)] = switchconfig::write_agent_config(agent.value());
+    }
+    // The kernel keeps one neighbour table for every namespace, and its
+    // limits exist in the machine's first namespace alone: a set carries
+    // them as optional keys, which switch apply skips in a lab switch's
+    // namespace. Lab up gives them to the machine instead.
+    for (const auto& k : switchconfig::linux_sysctls(c)) {
+      if (!k.key.starts_with("net.ipv4.neigh.default.") && !k.key.starts_with("net.ipv6.neigh.default.")) continue;
+      long& at_least = p.machine_sysctls[k.key];
+      at_least = std::max(at_least, std::stol(k.value));
     }
     auto& set = p.switch_sets[static_cast<int>(n)];
     set = switchconfig::networkd_files(c);
@@ -255,7 +267,7 @@ Status converge(const LabPlan& p, NetworkOps& ops, std::chrono::milliseconds tim
       const std::string& netns = p.daemons.at(node).netns;
       // A daemon that died will not come back: say so now, with its log.
       if (std::string problem = ops.routing_problem(p.daemons.at(node)); !problem.empty()) return Error{problem};
-      auto dump = ops.vtysh(netns, "show bgp neighbors json");
+      auto dump = ops.bgpd_show(netns, "show bgp neighbors json");
       if (!dump) return dump.error();
       auto sessions = validator::parse_bgp_neighbors(*dump, netns);
       if (!sessions) return sessions.error();
@@ -463,7 +475,9 @@ Result<LabState> lab_up(const LabUpRequest& req, NetworkOps& ops, const LabProgr
     return {};
   });
   if (!set_up) return fail("switch apply", set_up.error());
-  say("what only the lab sets: faults, the switches' ICMPv6 rate, the hosts' link-locals");
+  say("what only the lab sets: faults, the switches' ICMPv6 rate, the hosts' link-locals, the machine's neighbour "
+      "limits");
+  if (auto ok = ops.raise_machine_sysctls(plan.machine_sysctls); !ok) return fail("neighbour limits", ok.error());
   for (size_t n = 0; n < topology.nodes.size(); ++n) {
     if (auto ok = ops.configure(topology.nodes[n].netns, plan.namespaces[n]); !ok) return fail("configure", ok.error());
   }
@@ -618,7 +632,7 @@ Result<std::optional<LabStatus>> lab_status(const std::string& state_path, Netwo
     live.emplace(d.netns, std::move(interfaces.value()));
     if (!routers.count(d.name) || (*loaded)->phase != "up") continue;
     // A router whose daemons are gone shows no sessions, not an error.
-    if (auto dump = ops.vtysh(d.netns, "show bgp neighbors json")) {
+    if (auto dump = ops.bgpd_show(d.netns, "show bgp neighbors json")) {
       if (auto parsed = validator::parse_bgp_neighbors(*dump, d.netns)) sessions.emplace(d.netns, std::move(*parsed));
     }
   }

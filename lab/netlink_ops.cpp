@@ -413,8 +413,8 @@ std::string NetlinkOps::routing_problem(const RoutingDaemons& d) { return lab::r
 
 Status NetlinkOps::stop_routing(const std::vector<RoutingDaemons>& d) { return lab::stop_routing(d); }
 
-Result<std::string> NetlinkOps::vtysh(const std::string& netns, const std::string& command) {
-  return lab::vtysh(netns, {command});
+Result<std::string> NetlinkOps::bgpd_show(const std::string& netns, const std::string& command) {
+  return lab::ask_daemon(netns, "bgpd", command);
 }
 
 Status NetlinkOps::vtysh_apply(const RoutingDaemons& d, const std::string& name, const std::string& lines) {
@@ -511,6 +511,24 @@ Status NetlinkOps::stop_process(int pid) {
   }
   if (kill(pid, 0) == 0) kill(pid, SIGKILL);
   waitpid(pid, nullptr, WNOHANG);
+  return {};
+}
+
+Status NetlinkOps::raise_machine_sysctls(const std::map<std::string, long>& at_least) {
+  for (const auto& [key, value] : at_least) {
+    std::string path = "/proc/sys/" + key;
+    std::replace(path.begin() + 10, path.end(), '.', '/');
+    std::ifstream in(path);
+    long now = 0;
+    if (!(in >> now)) continue;  // a key this kernel, or this namespace, lacks
+    if (now >= value) continue;
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    const std::string text = std::to_string(value) + "\n";
+    const bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    const int error = errno;
+    if (fd >= 0) ::close(fd);
+    if (!written) return Error{fmt::format("cannot raise {} from {} to {}: {}", key, now, value, std::strerror(error))};
+  }
   return {};
 }
 

@@ -20,10 +20,11 @@ class NetlinkOps final : public NetworkOps {
   Status start_routing(const RoutingDaemons& daemons, const std::string& frr_conf) override;
   Status stop_routing(const std::vector<RoutingDaemons>& daemons) override;
   std::string routing_problem(const RoutingDaemons& daemons) override;
-  Result<std::string> vtysh(const std::string& netns, const std::string& command) override;
+  Result<std::string> bgpd_show(const std::string& netns, const std::string& command) override;
   Status vtysh_apply(const RoutingDaemons& daemons, const std::string& name, const std::string& lines) override;
   Result<int> start_switch_agent(const SwitchAgentLaunch& launch, const std::string& config_text) override;
   Status stop_process(int pid) override;
+  Status raise_machine_sysctls(const std::map<std::string, long>& at_least) override;
   Result<std::vector<RouteState>> routes(const std::string& netns) override;
   Result<std::vector<RuleState>> rules(const std::string& netns) override;
   Result<size_t> apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) override;

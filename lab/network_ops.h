@@ -112,13 +112,14 @@ class NetworkOps {
 
   // The lab's routing (frr.h, host_routes.h). check_routing: FRR is
   // installed (with pbrd when `pbrd`), or an error naming the package.
-  // start_routing, vtysh and routes are called from several threads at once.
+  // start_routing, bgpd_show and routes are called from several threads at once.
   virtual Status check_routing(bool pbrd) = 0;
   virtual Status start_routing(const RoutingDaemons& daemons, const std::string& frr_conf) = 0;
   virtual Status stop_routing(const std::vector<RoutingDaemons>& daemons) = 0;
   // Empty while the set's daemons run, else what is wrong (frr.h).
   virtual std::string routing_problem(const RoutingDaemons& daemons) = 0;
-  virtual Result<std::string> vtysh(const std::string& netns, const std::string& command) = 0;
+  // What the switch's bgpd answers to a show command (ask_daemon, frr.h).
+  virtual Result<std::string> bgpd_show(const std::string& netns, const std::string& command) = 0;
   virtual Status vtysh_apply(const RoutingDaemons& daemons, const std::string& name, const std::string& lines) = 0;
   // A ToR's host-route agent, as its unit starts it: `config_text` (its
   // switch-agent.json) written to launch.config, then spawn_switch_agent()
@@ -127,6 +128,11 @@ class NetworkOps {
   // SIGTERM, then SIGKILL if it is still there after a moment; a pid that
   // is gone is not an error.
   virtual Status stop_process(int pid) = 0;
+  // Each of the machine's own sysctls (its first namespace, where hpnctl
+  // runs) raised to at least the value given; one already higher is left,
+  // and one the kernel lacks is skipped. Nothing is lowered, at lab down
+  // either: another lab may be up.
+  virtual Status raise_machine_sysctls(const std::map<std::string, long>& at_least) = 0;
   virtual Result<std::vector<RouteState>> routes(const std::string& netns) = 0;
   virtual Result<std::vector<RuleState>> rules(const std::string& netns) = 0;
   // A lab host, configured as a real one is: `hpnctl host apply --netns

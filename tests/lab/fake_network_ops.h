@@ -86,7 +86,7 @@ class FakeNetworkOps final : public NetworkOps {
     return {};
   }
   // Every session of a started router is up: one per interface it has.
-  Result<std::string> vtysh(const std::string& name, const std::string&) override {
+  Result<std::string> bgpd_show(const std::string& name, const std::string&) override {
     std::string out = "{";
     for (const auto& [a, z] : veths) {
       for (const auto* end : {&a, &z}) {
@@ -103,6 +103,11 @@ class FakeNetworkOps final : public NetworkOps {
   Result<int> start_switch_agent(const SwitchAgentLaunch& launch, const std::string& config_text) override {
     agents.emplace_back(launch, config_text);
     return 4242 + static_cast<int>(agents.size()) - 1;
+  }
+  std::map<std::string, long> machine_sysctls;  // what lab up raised them to
+  Status raise_machine_sysctls(const std::map<std::string, long>& at_least) override {
+    for (const auto& [key, value] : at_least) machine_sysctls[key] = std::max(machine_sysctls[key], value);
+    return {};
   }
   Status stop_process(int pid) override {
     stopped_processes.push_back(pid);

@@ -49,7 +49,8 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
   CHECK(std::vector<std::string>(said.begin(), said.begin() + 7) ==
         std::vector<std::string>{"creating 36 namespaces", "linking 112 cables", "making 96 ports without a cable",
                                  "applying 20 switch sets (switch apply)",
-                                 "what only the lab sets: faults, the switches' ICMPv6 rate, the hosts' link-locals",
+                                 "what only the lab sets: faults, the switches' ICMPv6 rate, the hosts' link-locals, the "
+                                 "machine's neighbour limits",
                                  "applying 16 host profiles (host apply --no-bond)", "starting FRR on 20 switches"});
   // Each switch is configured as a real one is: the set `config --all
   // --bring-up` writes for it, byte for byte, applied by switch apply's
@@ -125,6 +126,14 @@ TEST_CASE("dataplane/lab: up makes namespaces, then links, then configures, reco
   CHECK(ops.announced.size() == 128);
   CHECK(ops.announced.front() == std::pair<std::string, std::string>{"hpn-abcd-host-p0-s00-h000", "nic1p1 10.0.0.16"});
   CHECK(ops.vtysh_applied.empty());
+  // The neighbour limits the ToRs' sets carry, given to the machine, whose
+  // one table holds every namespace's neighbours.
+  CHECK(ops.machine_sysctls == std::map<std::string, long>{{"net.ipv4.neigh.default.gc_thresh1", 4096},
+                                                           {"net.ipv4.neigh.default.gc_thresh2", 8192},
+                                                           {"net.ipv4.neigh.default.gc_thresh3", 16384},
+                                                           {"net.ipv6.neigh.default.gc_thresh1", 4096},
+                                                           {"net.ipv6.neigh.default.gc_thresh2", 8192},
+                                                           {"net.ipv6.neigh.default.gc_thresh3", 16384}});
   // It waited for the sessions and host routes, then for the routes to settle.
   CHECK(said.back().starts_with("BGP converging: 96 of 96 session ends up, 128 of 128 host routes"));
   CHECK(state->agent_pids == std::vector<int>{4242, 4243, 4244, 4245, 4246, 4247, 4248, 4249});
