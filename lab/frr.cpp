@@ -249,6 +249,14 @@ Status start_routing(const RoutingDaemons& d, const std::string& frr_conf) {
   return {};
 }
 
+bool process_running(pid_t pid) {
+  if (pid <= 0 || kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t close = all.rfind(')');
+  return close != std::string::npos && close + 2 < all.size() && all[close + 2] != 'Z';
+}
+
 Status stop_routing(const std::vector<RoutingDaemons>& sets, std::chrono::milliseconds grace) {
   std::vector<pid_t> running;
   for (const auto& d : sets) {
@@ -259,8 +267,8 @@ Status stop_routing(const std::vector<RoutingDaemons>& sets, std::chrono::millis
   }
   const auto deadline = std::chrono::steady_clock::now() + grace;
   for (pid_t pid : running) {
-    while (kill(pid, 0) == 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
-    if (kill(pid, 0) == 0) kill(pid, SIGKILL);
+    while (process_running(pid) && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(10ms);
+    if (process_running(pid)) kill(pid, SIGKILL);
   }
   for (const auto& d : sets) {
     std::error_code ec;
@@ -287,15 +295,7 @@ std::string log_tail(const std::string& log, size_t lines_wanted) {
 std::string routing_problem(const RoutingDaemons& d) {
   for (const auto& daemon : d.names()) {
     auto pid = read_pid(d.dir + "/" + daemon + ".pid");
-    // A zombie still answers kill(0): read its state.
-    bool alive = pid && kill(*pid, 0) == 0;
-    if (alive) {
-      std::ifstream stat("/proc/" + std::to_string(*pid) + "/stat");
-      std::string all((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
-      const size_t close = all.rfind(')');
-      alive = close != std::string::npos && close + 2 < all.size() && all[close + 2] != 'Z';
-    }
-    if (!alive) return fmt::format("{}'s {} is not running; its log ends:{}", d.device, daemon, log_tail(d.dir + "/frr.log", 6));
+    if (!pid || !process_running(*pid)) return fmt::format("{}'s {} is not running; its log ends:{}", d.device, daemon, log_tail(d.dir + "/frr.log", 6));
   }
   return "";
 }

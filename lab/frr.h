@@ -80,4 +80,10 @@ Result<ProcessResult> run_in_namespace(const std::string& netns, const std::vect
 // The pid a daemon wrote to its pid file.
 Result<pid_t> read_pid(const std::string& path);
 
+// The process exists and has not exited. A daemon's parent is init, and
+// an init that does not reap (a container's first process) leaves it a
+// zombie, which still answers kill(pid, 0): a stop that waited for kill 0
+// to fail waited its whole grace for every agent of the lab.
+bool process_running(pid_t pid);
+
 }  // namespace hpn::lab

@@ -36,6 +36,7 @@
 #include "host/host_apply.h"
 #include "host/host_netlink.h"
 #include "host/host_state.h"
+#include "lab/frr.h"
 #include "lab/lab_fleet.h"
 #include "switch/switch_apply.h"
 #include "switch/switch_netlink.h"
@@ -489,14 +490,14 @@ Result<int> NetlinkOps::stop_processes_in(const std::vector<std::string>& netns)
     const pid_t pid = static_cast<pid_t>(std::stol(name));
     if (pid != getpid() && kill(pid, SIGTERM) == 0) running.push_back(pid);
   }
-  // One second for all of them (a zombie nobody reaps answers kill 0 too).
+  // One second for all of them.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
   for (pid_t pid : running) {
-    while (kill(pid, 0) == 0 && std::chrono::steady_clock::now() < deadline) {
+    while (process_running(pid) && std::chrono::steady_clock::now() < deadline) {
       if (waitpid(pid, nullptr, WNOHANG) == pid) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    if (kill(pid, 0) == 0) kill(pid, SIGKILL);
+    if (process_running(pid)) kill(pid, SIGKILL);
   }
   return static_cast<int>(running.size());
 }
@@ -504,12 +505,12 @@ Result<int> NetlinkOps::stop_processes_in(const std::vector<std::string>& netns)
 Status NetlinkOps::stop_process(int pid) {
   if (pid <= 1) return {};
   if (kill(pid, SIGTERM) != 0) return {};
-  for (int i = 0; i < 200 && kill(pid, 0) == 0; ++i) {
+  for (int i = 0; i < 200 && process_running(pid); ++i) {
     // Our own child (the agent spawned by this process) must be reaped.
     if (waitpid(pid, nullptr, WNOHANG) == pid) return {};
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  if (kill(pid, 0) == 0) kill(pid, SIGKILL);
+  if (process_running(pid)) kill(pid, SIGKILL);
   waitpid(pid, nullptr, WNOHANG);
   return {};
 }
