@@ -212,4 +212,21 @@ TEST_CASE("dataplane/lab (root): what lab up leaves on a switch is its set, FRR'
     if (device.starts_with("tor-")) expected.insert("hpnctl");
     CHECK(running == expected);
   }
+
+  // The set's neighbour limits, which a namespace has no sysctl for, are
+  // the machine's (its one table holds every namespace's neighbours): at
+  // least the ToR set's values, in this process's first namespace.
+  auto tor_set = sw::read_switch_set(lab.state.routing_dir + "/tor-p0-s00-r1a");
+  REQUIRE(tor_set);
+  size_t limits = 0;
+  for (const auto& k : tor_set->sysctls) {
+    if (k.key.find(".neigh.default.gc_thresh") == std::string::npos) continue;
+    INFO(k.key);
+    std::ifstream in("/proc/sys/" + slashes(k.key));
+    long machine = 0;
+    REQUIRE(in >> machine);
+    CHECK(machine >= std::stol(k.value));
+    ++limits;
+  }
+  CHECK(limits == 6);
 }
