@@ -235,10 +235,11 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
 // How long the switches' routes must rest to be settled. bgpd sends a new
 // session's first updates after its update group's coalesce timer, 1 s
 // plus 50 ms per configured peer (bgpd.h, BGP_DEFAULT_SUBGROUP_COALESCE_TIME),
-// so routes can rest that long mid-way through a bring-up: with a rest of
-// 400 ms a 2-pod lab was declared converged with a pod's host routes still
-// on their way, and cross-pod probes were lost. The busiest switch's timer
-// and a second for the updates it sends.
+// so routes can rest that long mid-way through a bring-up, longer than
+// the 400 ms this waited before. The busiest switch's timer and a second
+// for the updates it sends. (The cross-pod probes CI lost, first blamed on
+// the short rest, were the machine's neighbour table overflowing:
+// raise_machine_sysctls.)
 std::chrono::milliseconds settled_after(const LabPlan& p) {
   size_t peers = 0;
   for (const auto& c : p.configs) {

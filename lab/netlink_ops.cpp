@@ -42,6 +42,7 @@
 #include "switch/switch_netlink.h"
 #include "switch/switch_set.h"
 #include "system/netns.h"
+#include "system/sysctl.h"
 #include "system/nl_util.h"
 
 extern char** environ;
@@ -517,18 +518,10 @@ Status NetlinkOps::stop_process(int pid) {
 
 Status NetlinkOps::raise_machine_sysctls(const std::map<std::string, long>& at_least) {
   for (const auto& [key, value] : at_least) {
-    std::string path = "/proc/sys/" + key;
-    std::replace(path.begin() + 10, path.end(), '.', '/');
-    std::ifstream in(path);
-    long now = 0;
-    if (!(in >> now)) continue;  // a key this kernel, or this namespace, lacks
-    if (now >= value) continue;
-    const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    const std::string text = std::to_string(value) + "\n";
-    const bool written = fd >= 0 && ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-    const int error = errno;
-    if (fd >= 0) ::close(fd);
-    if (!written) return Error{fmt::format("cannot raise {} from {} to {}: {}", key, now, value, std::strerror(error))};
+    const auto now = hpn::read_sysctl(key);
+    if (!now) continue;  // a key this kernel, or this namespace, lacks
+    if (std::strtol(now->c_str(), nullptr, 10) >= value) continue;
+    if (auto ok = hpn::write_sysctl(key, std::to_string(value)); !ok) return ok;
   }
   return {};
 }
