@@ -449,9 +449,8 @@ void check_media(const Spec& s, Checker& c) {
 
 }  // namespace
 
-Status check_design(const Spec& spec) {
+Status check_design(const Spec& spec, const Topology& t) {
   Checker c(spec);
-  Topology t = derive_topology(spec);
   check_structure(spec, t, c);
   // Past the size limit the other checks only add noise about the same cause.
   if (too_big(spec, t)) return c.result();

@@ -7,6 +7,7 @@
 
 #include "blueprint/result.h"
 #include "planner/spec.h"
+#include "planner/topology.h"
 
 namespace hpn {
 
@@ -24,7 +25,11 @@ inline constexpr int64_t kMaxCables = 1 << 23;
 inline constexpr int64_t kMaxCoreRules = 1 << 22;
 
 // All violations, rendered as located diagnostics one after another.
-Status check_design(const Spec& spec);
+// `topology` is derive_topology(spec): make_plan derives it once for the
+// check, the expansion and the summary.
+Status check_design(const Spec& spec, const Topology& topology);
+// The same for a spec checked alone (tests, the spec's fuzzer).
+inline Status check_design(const Spec& spec) { return check_design(spec, derive_topology(spec)); }
 
 // Why a bond of two ports on two independent ToRs cannot run 802.3ad, as
 // one sentence: the design rule of check_design, and what `hpnctl profile

@@ -64,8 +64,8 @@ SwitchPanel switch_panel(const std::string& pattern, int radix, int speed, int b
 
 class Expander {
  public:
-  Expander(const Spec& spec, const std::string& tool_version)
-      : s_(spec), t_(derive_topology(spec)), layout_(spec, t_), plant_(spec, layout_, bp_) {
+  Expander(const Spec& spec, const Topology& topology, const std::string& tool_version)
+      : s_(spec), t_(topology), layout_(spec, t_), plant_(spec, layout_, bp_) {
     bp_.spec_name = spec.name;
     bp_.spec_yaml = spec.source_text;
     bp_.tool_version = tool_version;
@@ -605,8 +605,8 @@ class Expander {
 
 }  // namespace
 
-Result<Blueprint> expand(const Spec& spec, const std::string& tool_version) {
-  return Expander(spec, tool_version).run();
+Result<Blueprint> expand(const Spec& spec, const Topology& topology, const std::string& tool_version) {
+  return Expander(spec, topology, tool_version).run();
 }
 
 }  // namespace hpn

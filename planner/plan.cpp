@@ -11,11 +11,14 @@ Result<Spec> load_plan_spec(const std::optional<std::string>& path) {
 }
 
 Result<Plan> make_plan(Spec spec, const std::string& tool_version) {
-  if (auto st = check_design(spec); !st) return st.error();
-  auto bp = expand(spec, tool_version);
+  // Derived once: the check, the expansion and the summary count the same
+  // fabric.
+  const Topology topology = derive_topology(spec);
+  if (auto st = check_design(spec, topology); !st) return st.error();
+  auto bp = expand(spec, topology, tool_version);
   if (!bp) return bp.error();
   Plan plan;
-  plan.summary = summarize(spec, bp.value());
+  plan.summary = summarize(spec, topology, bp.value());
   plan.blueprint = std::move(bp.value());
   plan.spec = std::move(spec);
   return plan;

@@ -11,8 +11,7 @@
 
 namespace hpn {
 
-PlanSummary summarize(const Spec& spec, const Blueprint& bp) {
-  Topology t = derive_topology(spec);
+PlanSummary summarize(const Spec& spec, const Topology& t, const Blueprint& bp) {
   PlanSummary s;
   s.name = spec.name;
   s.pods = spec.pods;

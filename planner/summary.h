@@ -12,6 +12,7 @@
 #include "blueprint/model.h"
 #include "planner/reliability.h"
 #include "planner/spec.h"
+#include "planner/topology.h"
 
 namespace hpn {
 
@@ -56,7 +57,8 @@ struct PlanSummary {
   std::vector<Note> notes;
 };
 
-PlanSummary summarize(const Spec& spec, const Blueprint& bp);
+// `topology` is derive_topology(spec), as the check and the expansion had it.
+PlanSummary summarize(const Spec& spec, const Topology& topology, const Blueprint& bp);
 // The notes of summarize(), warnings first.
 std::vector<PlanSummary::Note> plan_notes(const Spec& spec, const Blueprint& bp);
 void render_summary(const PlanSummary& summary, const std::string& out_dir, std::ostream& out);
