@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "test_util.h"
+#include "support/schema.h"
 
 using hpn::probe::Observation;
 using hpn::probe::ProbeDirection;
@@ -211,14 +212,6 @@ std::string status_line(pid_t pid, const std::string& name) {
   return "";
 }
 
-// Checked by python3-jsonschema, independent of the project's own reader.
-bool valid_observations(const std::string& path) {
-  const std::string cmd = "/usr/bin/python3 '" + hpn::test::source_path("tests/schema/validate_json.py").string() +
-                          "' '" + hpn::test::source_path("schemas/observation.schema.json").string() + "' '" + path +
-                          "' --lines";
-  return std::system(cmd.c_str()) == 0;
-}
-
 void check_hop(const hpn::probe::ObservedHop& h, int node, int in, int out) {
   CHECK(h.node_id == node);
   CHECK(h.ingress_if == in);
@@ -270,7 +263,7 @@ TEST_CASE("agent/netns: a probe and its reply record the router both ways round"
   REQUIRE(sent.exit_code == 0);
   CHECK(sent.out.find("run e2e: 4 probes, 4 answered (0 late), 0 lost") != std::string::npos);
 
-  CHECK(valid_observations((dir / "obs.jsonl").string()));
+  CHECK(hpn::test::schema_errors("observation.schema.json", dir / "obs.jsonl", true) == "");
   auto obs = hpn::probe::read_observation_file((dir / "obs.jsonl").string());
   REQUIRE(obs);
   REQUIRE(obs->size() == 8);
@@ -334,7 +327,7 @@ TEST_CASE("agent/netns: with nobody listening every probe is lost, within the ti
   // 0.4 s; the process start and the namespace switch add a little.
   CHECK(took >= std::chrono::milliseconds(400));
   CHECK(took < std::chrono::milliseconds(2000));
-  CHECK(valid_observations((dir / "obs.jsonl").string()));
+  CHECK(hpn::test::schema_errors("observation.schema.json", dir / "obs.jsonl", true) == "");
   auto obs = hpn::probe::read_observation_file((dir / "obs.jsonl").string());
   REQUIRE(obs);
   REQUIRE(obs->size() == 2);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "test_util.h"
+#include "support/schema.h"
 
 namespace {
 
@@ -17,13 +18,6 @@ void plan(const std::string& spec, const TempDir& cwd, const std::string& dir) {
   REQUIRE(r.exit_code == 0);
 }
 
-int schema_check(const TempDir& cwd, const std::string& json_text) {
-  write_file(cwd / "impact.json", json_text);
-  return std::system(("/usr/bin/python3 '" + source_path("tests/schema/validate_json.py").string() + "' '" +
-                      source_path("schemas/impact.schema.json").string() + "' '" + (cwd / "impact.json").string() +
-                      "'")
-                         .c_str());
-}
 
 }  // namespace
 
@@ -37,7 +31,7 @@ TEST_CASE("cli/impact: the default pod's host cable, ToR pair and the single-ToR
         "impact --blueprint plan --format json 'C0H00001 host-p0-s00-h000:nic1p1 > tor-p0-s00-r1a:etp1a H0-R00-09 U47'",
         cwd.path());
     REQUIRE(r.exit_code == 0);
-    CHECK(schema_check(cwd, r.out) == 0);
+    CHECK(schema_errors_of_text("impact.schema.json", r.out) == "");
     const auto j = nlohmann::json::parse(r.out);
     CHECK(j["failures"][0]["name"] == "C0H00001");
     REQUIRE(j["hosts"].size() == 1);
@@ -70,7 +64,7 @@ TEST_CASE("cli/impact: the default pod's host cable, ToR pair and the single-ToR
   SECTION("single-ToR: one ToR is a single point of failure for its 68 hosts") {
     RunResult r = run_hpnctl("impact --blueprint single tor-p0-s00-r1 --format json", cwd.path());
     CHECK(r.exit_code == 1);
-    CHECK(schema_check(cwd, r.out) == 0);
+    CHECK(schema_errors_of_text("impact.schema.json", r.out) == "");
     const auto j = nlohmann::json::parse(r.out);
     REQUIRE(j["rail_outages"].size() == 1);
     CHECK(j["rail_outages"][0]["kind"] == "single-tor");

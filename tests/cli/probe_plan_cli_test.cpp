@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "test_util.h"
+#include "support/schema.h"
 
 namespace {
 
@@ -15,13 +16,6 @@ namespace fs = std::filesystem;
 using hpn::test::read_file;
 using hpn::test::run_hpnctl;
 using hpn::test::TempDir;
-
-int validate(const std::string& schema, const fs::path& file, const char* flag = "") {
-  const std::string cmd = "/usr/bin/python3 '" + hpn::test::source_path("tests/schema/validate_json.py").string() +
-                          "' '" + hpn::test::source_path("schemas/" + schema).string() + "' '" + file.string() +
-                          "' " + flag;
-  return std::system(cmd.c_str());
-}
 
 struct PlannedLab {
   TempDir dir;
@@ -42,8 +36,8 @@ TEST_CASE("cli/probe plan: the first round's files, as their schemas say, for th
   REQUIRE(r.exit_code == 0);
   const auto summary = nlohmann::json::parse(r.out);
   CHECK(summary == nlohmann::json::parse(read_file(lab.dir / "verify" / "summary.json")));
-  CHECK(validate("probe-plan.schema.json", lab.dir / "verify" / "summary.json") == 0);
-  CHECK(validate("probe-plan-entry.schema.json", lab.dir / "verify" / "plan.jsonl", "--lines") == 0);
+  CHECK(hpn::test::schema_errors("probe-plan.schema.json", lab.dir / "verify" / "summary.json") == "");
+  CHECK(hpn::test::schema_errors("probe-plan-entry.schema.json", lab.dir / "verify" / "plan.jsonl", true) == "");
   // The switch probes' round comes first, from the rack's hosts only.
   const auto& round = summary["round"];
   CHECK(round["name"] == "switches1");

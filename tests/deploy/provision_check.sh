@@ -2,7 +2,8 @@
 # deploy/ansible/provision.yml and its hpnctl_profile role, run by the real
 # ansible-playbook over a local connection on two of the 16 hosts of the
 # lab pod's inventory (hpnctl export ansible), with hpnctl on the "hosts" replaced by
-# tests/deploy/hpnctl_stub.py (no root, no network): check mode changes
+# tests/deploy/hpnctl_stub.py (no root, no network; its answers held to
+# host apply's own schema): check mode changes
 # nothing and reports the changes to come (with --diff, shows them); a run applies every profile and
 # announces; a second run reports changed=0 on every host; a host given
 # another host's profile fails alone, and the others are ok.
@@ -11,6 +12,7 @@ set -eu
 hpnctl=$1
 src=$2
 command -v ansible-playbook >/dev/null || { echo "skip: ansible-playbook is missing (Debian ansible-core)"; exit 77; }
+python3 -c "import jsonschema" 2>/dev/null || { echo "skip: the stand-in checks its answers with python3-jsonschema, which is missing"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -20,6 +22,7 @@ cd "$work"
 "$hpnctl" export ansible --blueprint plan -o inventory >/dev/null
 mkdir stub
 cp "$src/tests/deploy/hpnctl_stub.py" stub/hpnctl
+cp "$src/schemas/host-apply.schema.json" stub/
 chmod +x stub/hpnctl
 cat >vars.yml <<VARS
 ansible_connection: local
@@ -48,13 +51,13 @@ hosts=$(echo "$hosts" | grep -x 'host-p0-s00-h00[01]')
 
 play --check --diff || { cat "$work/run.log"; fail "the check-mode run failed"; }
 # Diff mode shows the changes hpnctl would make (the stub's one change).
-[ "$(grep -c "set bond0 from the profile" "$work/run.log")" -eq 2 ] || { cat "$work/run.log"; fail "no diff shown"; }
+[ "$(grep -c "sysctl net.ipv4.conf.bond0.arp_announce 0 -> 2" "$work/run.log")" -eq 2 ] || { cat "$work/run.log"; fail "no diff shown"; }
 for h in $hosts; do recap "$h" | grep -q "changed=1 .*failed=0" || { cat "$work/run.log"; fail "check mode: $h"; }; done
 [ ! -e stub/state ] || [ -z "$(ls stub/state)" ] || fail "check mode applied something: $(ls stub/state)"
 [ ! -e hosts ] || fail "check mode copied profiles onto the hosts"
 
 play || { cat "$work/run.log"; fail "the first run failed"; }
-! grep -q "set bond0 from the profile" "$work/run.log" || fail "changes shown without --diff"
+! grep -q "sysctl net.ipv4.conf.bond0.arp_announce" "$work/run.log" || fail "changes shown without --diff"
 for h in $hosts; do
   recap "$h" | grep -q "failed=0" || fail "first run: $h failed"
   recap "$h" | grep -q "changed=0" && fail "first run: $h reported nothing changed"

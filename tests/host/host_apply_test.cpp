@@ -4,11 +4,15 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
+#include <set>
 #include <sstream>
 
 #include "host/host_apply.h"
 #include "host_fixture.h"
+#include "support/schema.h"
 
 namespace {
 
@@ -686,4 +690,59 @@ TEST_CASE("host apply: a NIC map that finds nothing here is an identity problem 
   const auto problems = identity_problems(profile, state, "host-p0-s00-h000", false);
   REQUIRE(problems.size() == 1);
   CHECK(problems[0] == "member port nic1p1 of bond1 does not exist here, nor under the name or MAC its NIC map gives");
+}
+
+TEST_CASE("host apply --format json: every kind of step the planner makes is as host-apply.schema.json says", "[host]") {
+  // Plans that between them make every kind of step: a fresh host bonded
+  // and not, a lived-in one whose clutter is removed, a bond with other
+  // options, a NIC map's renames, a route replaced, pinned neighbours.
+  std::vector<Change> changes;
+  auto add = [&](const ApplyProfile& profile, const HostState& state, const ApplyOptions& o) {
+    auto plan = plan_changes(profile, state, o);
+    REQUIRE(plan.ok());
+    changes.insert(changes.end(), plan->changes.begin(), plan->changes.end());
+  };
+  const auto profile = lab_profile();
+  ApplyOptions no_bond;
+  no_bond.no_bond = true;
+  // The steps point into their profiles: those outlive the check.
+  const auto mapped = profile_from(mapped_profile_text());
+  const auto pinned = profile_from(hpn::test::edited_profile(
+      [](auto& j) { j["bonds"][0]["members"][1]["gateway_mac"] = "8e:b9:8d:02:59:a9"; }));
+  add(profile, fresh_host(profile, {}), {});
+  add(profile, fresh_host(profile, no_bond), no_bond);
+  add(profile, lived_in_host(profile, true), no_bond);
+  add(profile, lived_in_host(profile, true), {});
+  auto other_bond = fresh_host(profile, {});
+  LinkState bond{"bond1", 9, "bond", "02:4e:10:00:00:01", 4200, true, ""};
+  bond.bond = BondState{"802.3ad", "layer2", 100, 0, {}};
+  other_bond.links.push_back(bond);
+  other_bond.routes.push_back({4, {4, "10.0.0.0", 12}, 1001, 186, 0, {{"10.0.0.1", "bond1", false}}});
+  add(profile, other_bond, {});
+  auto renamed = kernel_named_host(mapped, {});
+  renamed.links[2].up = true;
+  add(mapped, renamed, {});
+  add(pinned, fresh_host(pinned, {}), {});
+
+  nlohmann::ordered_json report = {{"host", profile.host}, {"netns", nullptr}, {"dry_run", true}, {"no_bond", false},
+                                   {"forced", false}, {"warnings", nlohmann::ordered_json::array()},
+                                   {"conflicts", nlohmann::ordered_json::array()}, {"saved", nullptr},
+                                   {"result", "dry-run"}, {"changes", nlohmann::ordered_json::array()},
+                                   {"applied", 0}, {"failed_step", nullptr}};
+  std::set<std::string> kinds;
+  for (const auto& c : changes) {
+    report["changes"].push_back(change_json(c));
+    kinds.insert(to_string(c.kind));
+  }
+  CHECK(kinds == std::set<std::string>{"sysctl", "bond", "bond-options", "down", "release", "master", "mac", "mtu",
+                                       "name", "addr", "unaddr", "up", "rule", "route", "unroute", "neigh"});
+  CHECK(hpn::test::schema_errors_of_text("host-apply.schema.json", report.dump(2)) == "");
+  // And the schema is not a sieve: a step's field of the wrong type, or one
+  // a kind does not have, is refused.
+  auto wrong = report;
+  wrong["changes"][0]["to"] = 2;
+  CHECK(hpn::test::schema_errors_of_text("host-apply.schema.json", wrong.dump(2)) != "");
+  wrong = report;
+  wrong["changes"][0]["mtu"] = 9000;
+  CHECK(hpn::test::schema_errors_of_text("host-apply.schema.json", wrong.dump(2)) != "");
 }

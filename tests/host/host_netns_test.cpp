@@ -20,6 +20,7 @@
 #include "system/netns.h"
 #include "host_fixture.h"
 #include "test_util.h"
+#include "support/schema.h"
 
 namespace {
 
@@ -285,6 +286,7 @@ TEST_CASE("host apply --no-bond: addresses, MTU, MAC, rules, multipath routes an
   const json j = json::parse(json_run.out);
   CHECK(j["result"] == "unchanged");
   CHECK(j["changes"].empty());
+  CHECK(hpn::test::schema_errors_of_text("host-apply.schema.json", json_run.out) == "");
 }
 
 TEST_CASE("host apply --dry-run changes nothing and prints what the real run then does", "[host][netns]") {
@@ -302,6 +304,7 @@ TEST_CASE("host apply --dry-run changes nothing and prints what the real run the
   CHECK(j["changes"].size() == 75);
   CHECK(j["changes"][0]["kind"] == "sysctl");
   CHECK(j["changes"][0]["from"] == "0");
+  CHECK(hpn::test::schema_errors_of_text("host-apply.schema.json", dry_json.out) == "");
   CHECK(lab.snapshot() == before);
 
   auto real = lab.apply("--no-bond");
@@ -581,6 +584,7 @@ TEST_CASE("host apply refuses member ports with state of their own, and --force 
   }
   const json report = json::parse(failed.out);
   CHECK(report["result"] == "rolled-back");
+  CHECK(hpn::test::schema_errors_of_text("host-apply.schema.json", failed.out) == "");
   CHECK(report["conflicts"].size() == 3);
   REQUIRE(report["saved"].is_string());
   const json record = json::parse(hpn::test::read_file(report["saved"].get<std::string>()));

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "lab_fixture.h"
+#include "support/schema.h"
 #include "planner/plan_output.h"
 #include "probe/observation.h"
 
@@ -181,16 +182,10 @@ TEST_CASE("validator/verify: the command's exit codes and JSON report") {
 
   // An independent validator agrees with the schemas on real output.
   test::write_file(dir / "report.json", swap.out);
-  auto schema = [&](const std::string& name, const std::string& file, const char* flag) {
-    std::string cmd = "/usr/bin/python3 '" + test::source_path("tests/schema/validate_json.py").string() +
-                      "' '" + test::source_path("schemas/" + name).string() + "' '" + (dir / file).string() +
-                      "' " + flag;
-    return std::system(cmd.c_str());
-  };
-  CHECK(schema("verify-report.schema.json", "report.json", "") == 0);
-  CHECK(schema("observation.schema.json", "swap.jsonl", "--lines") == 0);
+  CHECK(test::schema_errors("verify-report.schema.json", dir / "report.json") == "");
+  CHECK(test::schema_errors("observation.schema.json", dir / "swap.jsonl", true) == "");
   test::write_file(dir / "tampered.jsonl", "{\"run\": \"r\", \"probe\": -1}\n");
-  CHECK(schema("observation.schema.json", "tampered.jsonl", "--lines") != 0);
+  CHECK(test::schema_errors("observation.schema.json", dir / "tampered.jsonl", true) != "");
 
   test::write_file(dir / "bad.jsonl", "{\"run\": 1}\n");
   auto bad = test::run_hpnctl("verify --blueprint plan bad.jsonl", dir.path());
