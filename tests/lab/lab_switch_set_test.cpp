@@ -3,7 +3,8 @@
 // namespaces, every net sysctl, the processes inside) and held against its
 // set from config --all --bring-up, switch apply's own dry run, FRR and the
 // agent, with the lab's own items (hpnctl-lab(1), "What the lab still sets
-// on a switch itself") the only others.
+// on a switch itself") the only others. And the lab's read of bgpd on its
+// own socket (ask_daemon) held to vtysh's answer on the same lab.
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lab/frr.h"
 #include "running_lab.h"
 #include "switch/switch_apply.h"
 #include "switch/switch_netlink.h"
@@ -229,4 +231,37 @@ TEST_CASE("dataplane/lab (root): what lab up leaves on a switch is its set, FRR'
     ++limits;
   }
   CHECK(limits == 6);
+
+  // lab up and lab status read bgpd on its own socket (ask_daemon), with
+  // vtysh's framing: the same answer as vtysh's, a refused command an
+  // error, a daemon that does not run one too.
+  const std::string core = lab.netns("core-1-00");
+  auto asked = ask_daemon(core, "bgpd", "show bgp summary json");
+  REQUIRE(asked);
+  auto by_vtysh = hpn::test::run_command("vtysh -N " + core + " -c 'show bgp summary json' 2>/dev/null");
+  REQUIRE(by_vtysh.exit_code == 0);
+  const auto a = nlohmann::json::parse(asked.value()), v = nlohmann::json::parse(by_vtysh.out);
+  REQUIRE(a.contains("ipv6Unicast"));
+  CHECK(a.size() == v.size());
+  for (const auto& [afi, summary] : v.items()) {
+    INFO(afi);
+    REQUIRE(a.contains(afi));
+    CHECK(a[afi]["routerId"] == summary["routerId"]);
+    CHECK(a[afi]["as"] == summary["as"]);
+    REQUIRE(a[afi]["peers"].size() == summary["peers"].size());
+    for (const auto& [peer, state] : summary["peers"].items()) {
+      INFO(peer);
+      CHECK(a[afi]["peers"][peer]["remoteAs"] == state["remoteAs"]);
+      CHECK(a[afi]["peers"][peer]["state"] == state["state"]);
+    }
+  }
+  size_t established = 0;
+  for (const auto& [peer, state] : a["ipv6Unicast"]["peers"].items()) established += state["state"] == "Established";
+  CHECK(established > 0);
+  auto refused = ask_daemon(core, "bgpd", "show no-such-thing");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("bgpd refused 'show no-such-thing'") != std::string::npos);
+  auto nobody = ask_daemon(core, "ospfd", "show ip ospf");
+  REQUIRE_FALSE(nobody);
+  CHECK(nobody.error().message.find("cannot ask 'show ip ospf'") != std::string::npos);
 }
