@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace hpn::test {
 
@@ -142,6 +144,27 @@ inline std::string lab_spec_text(int segments, int pods = 1) {
   set("  downlinks: 4\n", "  downlinks: " + std::to_string(segments * 2) + "\n");
   if (pods != 1) set("frontend:\n", "fabric:\n  pods: " + std::to_string(pods) + "\n\nfrontend:\n");
   return text;
+}
+
+// TEXT's lines, without their newlines (a last line without one counts).
+inline std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// The names in DIR, sorted.
+inline std::vector<std::string> entries(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 }  // namespace hpn::test

@@ -58,18 +58,6 @@ void require_same_files(const Files& expected, const Files& actual) {
   }
 }
 
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
 // A CSV sheet as rows of fields, the header first. Our sheets never hold a
 // line break inside a field, so a record is a line.
 std::vector<std::vector<std::string>> parse_csv(const std::string& text) {

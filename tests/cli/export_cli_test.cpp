@@ -52,18 +52,6 @@ Rows db_cables(SqliteReader& db, const std::string& where = "") {
                  " a_rack, a_ru, z_rack, z_ru, label_a, label_z, stock_length_m FROM cables " + where + " ORDER BY rowid");
 }
 
-std::vector<std::string> split_lines(const std::string& text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    lines.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return lines;
-}
-
 std::vector<std::string> ptm_lines(const Rows& cables) {
   std::vector<std::string> lines{"graph G {"};
   for (const auto& c : cables) {

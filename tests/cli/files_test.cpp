@@ -30,13 +30,6 @@ std::string one_observation() {
 
 using namespace hpn::test;
 
-std::vector<std::string> entries(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 int mode_of(const fs::path& path) {
   struct stat st {};
   REQUIRE(stat(path.c_str(), &st) == 0);

@@ -42,13 +42,6 @@ void rename_everywhere(const fs::path& db_path, const std::string& from, const s
   sql_exec(db_path, sql);
 }
 
-std::vector<std::string> entries(const fs::path& dir) {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
 void need_root() {
   if (geteuid() != 0) skip("needs root: the planted link matters when root writes");
 }
