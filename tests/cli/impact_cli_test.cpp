@@ -18,7 +18,6 @@ void plan(const std::string& spec, const TempDir& cwd, const std::string& dir) {
   REQUIRE(r.exit_code == 0);
 }
 
-
 }  // namespace
 
 TEST_CASE("cli/impact: the default pod's host cable, ToR pair and the single-ToR baseline's ToR", "[cli][impact]") {
