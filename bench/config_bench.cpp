@@ -1,6 +1,7 @@
 // Benchmark of `hpnctl config --all`'s stages, run apart: loading
-// blueprint.db, building every switch's model, rendering frr.conf,
-// config_db.json and sysctl.conf, and writing the set. Reports each
+// blueprint.db, building every switch's model, rendering each kind of
+// file (frr.conf, config_db.json, the sysctl files, the networkd files),
+// and writing the set. Reports each
 // stage's wall time (best of --runs) and peak resident memory (VmHWM,
 // reset before each stage). The whole command's time is measured on the
 // process (README, "Performance").
@@ -13,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <string>
 
@@ -22,11 +24,16 @@
 #include "switchconfig/config_set.h"
 #include "switchconfig/frr_conf.h"
 #include "switchconfig/linux_sysctl.h"
+#include "switchconfig/networkd_files.h"
 
 namespace {
 
 using hpn::bench::peak_mb;
 using hpn::bench::reset_peak;
+
+// The kinds of file rendered apart (the agent's file is a few lines a ToR).
+constexpr int kKinds = 4;
+const char* const kKindNames[kKinds] = {"frr.conf", "config_db.json", "sysctl.conf and ioam.conf", "networkd files"};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -53,6 +60,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   double load = 1e9, build = 1e9, render = 1e9, write = 1e9;
+  double kind_time[kKinds] = {1e9, 1e9, 1e9, 1e9};
   long load_mb = 0, render_mb = 0, write_mb = 0;
   size_t switches = 0, bytes = 0;
   const std::string out = (std::filesystem::temp_directory_path() / "hpnctl-config-bench").string();
@@ -82,13 +90,29 @@ int main(int argc, char** argv) {
     std::vector<hpn::switchconfig::SwitchConfig> configs;
     for (int d : builder->switches()) configs.push_back(builder->build(d));
     build = std::min(build, seconds_since(t));
-    t = std::chrono::steady_clock::now();
     bytes = 0;
-    for (const auto& c : configs) {
-      bytes += hpn::switchconfig::frr_conf(c).size() + hpn::switchconfig::config_db(c).dump(2).size() +
-               hpn::switchconfig::sysctl_conf(c).size();
+    // Each kind of file on its own, over every switch, then the sum.
+    const std::function<std::size_t(const hpn::switchconfig::SwitchConfig&)> kinds[kKinds] = {
+        [](const auto& c) { return hpn::switchconfig::frr_conf(c).size(); },
+        [](const auto& c) { return hpn::switchconfig::config_db(c).size(); },
+        [](const auto& c) {
+          return hpn::switchconfig::sysctl_conf(c).size() + hpn::switchconfig::ioam_conf(c).size();
+        },
+        [](const auto& c) {
+          std::size_t n = 0;
+          for (const auto& f : hpn::switchconfig::networkd_files(c)) n += f.text.size();
+          return n;
+        },
+    };
+    double all = 0;
+    for (int k = 0; k < kKinds; ++k) {
+      t = std::chrono::steady_clock::now();
+      for (const auto& c : configs) bytes += kinds[k](c);
+      const double took = seconds_since(t);
+      kind_time[k] = std::min(kind_time[k], took);
+      all += took;
     }
-    render = std::min(render, seconds_since(t));
+    render = std::min(render, all);
     render_mb = std::max(render_mb, peak_mb());
     switches = configs.size();
     configs.clear();
@@ -113,5 +137,6 @@ int main(int argc, char** argv) {
       "write the set      {:7.3f} s  peak {} MB (build, render and write, 4 threads)\n",
       switches, static_cast<double>(bytes) / 1e6, bring_up ? " (bring-up)" : "", load, load_mb, build, render,
       render_mb, write, write_mb);
+  for (int k = 0; k < kKinds; ++k) std::cout << fmt::format("  {:<26} {:7.3f} s\n", kKindNames[k], kind_time[k]);
   return 0;
 }

@@ -83,7 +83,7 @@ int run(const ConfigArgs& a, const Verbosity& verbosity) {
   if (a.format == "frr") {
     std::cout << frr_conf(config);
   } else if (a.format == "sonic") {
-    std::cout << config_db(config).dump(2) << '\n';
+    std::cout << config_db(config);
   } else if (a.format == "sysctl") {
     std::cout << sysctl_conf(config);
   } else {

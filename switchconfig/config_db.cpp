@@ -2,13 +2,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "switchconfig/linux_sysctl.h"
 
 namespace hpn::switchconfig {
 
 namespace {
-
-using json = nlohmann::json;
 
 // SONiC's DEVICE_METADATA type of each role (sonic-device_metadata.yang).
 const char* sonic_type(Role r) {
@@ -24,84 +27,183 @@ const char* sonic_type(Role r) {
 
 std::string s(std::int64_t v) { return std::to_string(v); }
 
+using Fields = std::vector<std::pair<std::string_view, std::string>>;
+
+// config_db.json is tables of rows of string fields, nothing deeper. A core
+// has some 900 rule rows of 7 fields; built as a JSON tree of maps they
+// were most of `config --all`'s rendering time, so the rows are collected
+// flat, sorted, and written as text in the layout of nlohmann's dump(2)
+// (keys sorted at every level, two-space indent).
+class Tables {
+ public:
+  // A row with no fields ({}) is how SONiC marks an interface's address.
+  void add(std::string_view table, std::string key, Fields fields = {}) {
+    rows_.push_back({table, std::move(key), std::move(fields)});
+  }
+
+  std::string text() {
+    // Stable: a field given twice to one row keeps its last value, as
+    // assigning it twice in a JSON object would.
+    std::stable_sort(rows_.begin(), rows_.end(), [](const Row& a, const Row& b) {
+      return a.table != b.table ? a.table < b.table : a.key < b.key;
+    });
+    std::string out = "{";
+    out.reserve(rows_.size() * 128);
+    std::vector<std::pair<std::string_view, std::string_view>> fields;
+    for (size_t i = 0; i < rows_.size();) {
+      const std::string_view table = rows_[i].table;
+      out += i == 0 ? "\n  " : ",\n  ";
+      quote(out, table);
+      out += ": {";
+      for (bool first_row = true; i < rows_.size() && rows_[i].table == table; first_row = false) {
+        // The fields of every entry with this key, sorted by name; of a
+        // name given twice, the last.
+        fields.clear();
+        const std::string& key = rows_[i].key;
+        for (; i < rows_.size() && rows_[i].table == table && rows_[i].key == key; ++i) {
+          for (const auto& [name, value] : rows_[i].fields) fields.emplace_back(name, value);
+        }
+        std::stable_sort(fields.begin(), fields.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+        fields.erase(fields.begin(), std::unique(fields.rbegin(), fields.rend(), [](const auto& a, const auto& b) {
+                                      return a.first == b.first;
+                                    }).base());
+        out += first_row ? "\n    " : ",\n    ";
+        quote(out, key);
+        if (fields.empty()) {
+          out += ": {}";
+          continue;
+        }
+        out += ": {";
+        bool first_field = true;
+        for (const auto& [name, value] : fields) {
+          out += first_field ? "\n      " : ",\n      ";
+          first_field = false;
+          quote(out, name);
+          out += ": ";
+          quote(out, value);
+        }
+        out += "\n    }";
+      }
+      out += "\n  }";
+    }
+    out += rows_.empty() ? "}\n" : "\n}\n";
+    return out;
+  }
+
+ private:
+  struct Row {
+    std::string_view table;
+    std::string key;
+    Fields fields;
+  };
+
+  // A JSON string. Names and descriptions are the blueprint's, already
+  // checked as UTF-8; quotes, backslashes and control bytes are escaped as
+  // nlohmann escapes them.
+  static void quote(std::string& out, std::string_view text) {
+    out += '"';
+    for (const char ch : text) {
+      const auto c = static_cast<unsigned char>(ch);
+      switch (c) {
+        case '"': out += "\\\""; break;
+        case '\\': out += "\\\\"; break;
+        case '\b': out += "\\b"; break;
+        case '\f': out += "\\f"; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        default:
+          if (c < 0x20) {
+            out += fmt::format("\\u{:04x}", c);
+          } else {
+            out += ch;
+          }
+      }
+    }
+    out += '"';
+  }
+
+  std::vector<Row> rows_;
+};
+
 }  // namespace
 
-json config_db(const SwitchConfig& c) {
-  json db;
-  json& meta = db["DEVICE_METADATA"]["localhost"];
-  meta["hostname"] = c.name;
-  meta["bgp_asn"] = s(c.bgp.asn);
-  meta["type"] = sonic_type(c.role);
-  meta["docker_routing_config_mode"] = "split";
+std::string config_db(const SwitchConfig& c) {
+  Tables db;
+  Fields meta = {{"hostname", c.name},
+                 {"bgp_asn", s(c.bgp.asn)},
+                 {"type", sonic_type(c.role)},
+                 {"docker_routing_config_mode", "split"}};
   // A ToR routes for its hosts with the pair's shared gateway MAC.
-  if (c.has_gateway && !c.gateway.mac.empty()) meta["mac"] = c.gateway.mac;
-
-  json& telemetry = db["HPN_TELEMETRY"]["localhost"];
-  telemetry["node_id"] = s(c.node_id);
-  telemetry["int_switch_id"] = s(c.node_id);
-  telemetry["ioam_namespace"] = s(c.ioam_namespace);
+  if (c.has_gateway && !c.gateway.mac.empty()) meta.emplace_back("mac", c.gateway.mac);
+  db.add("DEVICE_METADATA", "localhost", std::move(meta));
+  db.add("HPN_TELEMETRY", "localhost",
+         {{"node_id", s(c.node_id)}, {"int_switch_id", s(c.node_id)}, {"ioam_namespace", s(c.ioam_namespace)}});
 
   for (const auto& cage : c.cages) {
-    db["BREAKOUT_CFG"][cage.sonic.name]["brkout_mode"] =
-        fmt::format("{}x{}G", cage.children, cage.child_speed_gbps);
+    db.add("BREAKOUT_CFG", cage.sonic.name,
+           {{"brkout_mode", fmt::format("{}x{}G", cage.children, cage.child_speed_gbps)}});
   }
-  db["LOOPBACK_INTERFACE"]["Loopback0"] = json::object();
-  if (!c.loopback4.empty()) db["LOOPBACK_INTERFACE"][fmt::format("Loopback0|{}/32", c.loopback4)] = json::object();
-  if (!c.loopback6.empty()) db["LOOPBACK_INTERFACE"][fmt::format("Loopback0|{}/128", c.loopback6)] = json::object();
+  db.add("LOOPBACK_INTERFACE", "Loopback0");
+  if (!c.loopback4.empty()) db.add("LOOPBACK_INTERFACE", fmt::format("Loopback0|{}/32", c.loopback4));
+  if (!c.loopback6.empty()) db.add("LOOPBACK_INTERFACE", fmt::format("Loopback0|{}/128", c.loopback6));
 
   bool vlan = false;
   for (const auto& p : c.ports) {
-    json& port = db["PORT"][p.sonic.name];
-    port["alias"] = p.name;
-    port["lanes"] = p.sonic.lanes;
-    port["speed"] = s(int64_t{p.speed_gbps} * 1000);
-    port["mtu"] = s(p.mtu);
-    port["admin_status"] = p.admin_up ? "up" : "down";
-    port["description"] = p.description;
-    port["index"] = s(p.sonic.index);
-    port["fec"] = "rs";
-    db["HPN_TELEMETRY_PORT"][p.sonic.name] = {{"alias", p.name}, {"ioam_id", s(p.port_id)}};
+    db.add("PORT", p.sonic.name,
+           {{"alias", p.name},
+            {"lanes", p.sonic.lanes},
+            {"speed", s(int64_t{p.speed_gbps} * 1000)},
+            {"mtu", s(p.mtu)},
+            {"admin_status", p.admin_up ? "up" : "down"},
+            {"description", p.description},
+            {"index", s(p.sonic.index)},
+            {"fec", "rs"}});
+    db.add("HPN_TELEMETRY_PORT", p.sonic.name, {{"alias", p.name}, {"ioam_id", s(p.port_id)}});
     if (p.role == PortRole::host && c.has_gateway) {
-      db["VLAN_MEMBER"]["Vlan1000|" + p.sonic.name]["tagging_mode"] = "untagged";
+      db.add("VLAN_MEMBER", "Vlan1000|" + p.sonic.name, {{"tagging_mode", "untagged"}});
       vlan = true;
       continue;
     }
     if (!p.bgp) continue;
     // Unnumbered sessions need the port's IPv6 link-local address.
-    db["INTERFACE"][p.sonic.name]["ipv6_use_link_local_only"] = "enable";
-    if (!p.ipv4.empty()) db["INTERFACE"][fmt::format("{}|{}/{}", p.sonic.name, p.ipv4, p.ipv4_len)] = json::object();
-    if (!p.ipv6.empty()) db["INTERFACE"][fmt::format("{}|{}/{}", p.sonic.name, p.ipv6, p.ipv6_len)] = json::object();
+    db.add("INTERFACE", p.sonic.name, {{"ipv6_use_link_local_only", "enable"}});
+    if (!p.ipv4.empty()) db.add("INTERFACE", fmt::format("{}|{}/{}", p.sonic.name, p.ipv4, p.ipv4_len));
+    if (!p.ipv6.empty()) db.add("INTERFACE", fmt::format("{}|{}/{}", p.sonic.name, p.ipv6, p.ipv6_len));
     if (!p.peer_ipv6.empty()) {
-      json& n = db["BGP_NEIGHBOR"][p.peer_ipv6];
-      n["asn"] = s(p.peer_asn);
-      n["name"] = p.peer_device;
-      n["local_addr"] = p.ipv6;
-      n["holdtime"] = s(c.bgp.hold_s);
-      n["keepalive"] = s(c.bgp.keepalive_s);
-      n["admin_status"] = "up";
+      db.add("BGP_NEIGHBOR", p.peer_ipv6,
+             {{"asn", s(p.peer_asn)},
+              {"name", p.peer_device},
+              {"local_addr", p.ipv6},
+              {"holdtime", s(c.bgp.hold_s)},
+              {"keepalive", s(c.bgp.keepalive_s)},
+              {"admin_status", "up"}});
     }
   }
   if (vlan) {
-    db["VLAN"]["Vlan1000"] = {{"vlanid", "1000"}, {"mtu", s(c.mtu)},
-                              {"description", fmt::format("hosts of rail {}", c.rail == kNone ? 0 : c.rail)}};
-    db["VLAN_INTERFACE"]["Vlan1000"] = json::object();
+    db.add("VLAN", "Vlan1000",
+           {{"vlanid", "1000"},
+            {"mtu", s(c.mtu)},
+            {"description", fmt::format("hosts of rail {}", c.rail == kNone ? 0 : c.rail)}});
+    db.add("VLAN_INTERFACE", "Vlan1000");
     if (!c.gateway.ipv4.empty()) {
-      db["VLAN_INTERFACE"][fmt::format("Vlan1000|{}/{}", c.gateway.ipv4, c.gateway.subnet4_len)] = json::object();
+      db.add("VLAN_INTERFACE", fmt::format("Vlan1000|{}/{}", c.gateway.ipv4, c.gateway.subnet4_len));
     }
     if (!c.gateway.ipv6.empty()) {
-      db["VLAN_INTERFACE"][fmt::format("Vlan1000|{}/{}", c.gateway.ipv6, c.gateway.subnet6_len)] = json::object();
+      db.add("VLAN_INTERFACE", fmt::format("Vlan1000|{}/{}", c.gateway.ipv6, c.gateway.subnet6_len));
     }
   }
   for (const auto& r : c.core_rules) {
-    db["HPN_CORE_RULE"][s(r.row)] = {{"in_port", r.in_port},
-                                     {"dst_pod", s(r.dst_pod)},
-                                     {"out_port", r.out_port},
-                                     {"next_hop", r.nexthop_ipv6},
-                                     {"next_hop_ipv4", r.nexthop_ipv4},
-                                     {"fallback", r.fallback},
-                                     {"status", r.active ? "active" : "reserved"}};
+    db.add("HPN_CORE_RULE", s(r.row),
+           {{"in_port", r.in_port},
+            {"dst_pod", s(r.dst_pod)},
+            {"out_port", r.out_port},
+            {"next_hop", r.nexthop_ipv6},
+            {"next_hop_ipv4", r.nexthop_ipv4},
+            {"fallback", r.fallback},
+            {"status", r.active ? "active" : "reserved"}});
   }
-  return db;
+  return db.text();
 }
 
 nlohmann::ordered_json config_json(const SwitchConfig& c) {

@@ -9,13 +9,16 @@
 // hpnctl's own tables start with HPN_: the telemetry IDs and core rules.
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "switchconfig/switch_config.h"
 
 namespace hpn::switchconfig {
 
-nlohmann::json config_db(const SwitchConfig& config);
+// The file's text, ending in a newline.
+std::string config_db(const SwitchConfig& config);
 
 // The whole model as JSON (hpnctl config --format json): every field of
 // SwitchConfig, for scripts and for tests.

@@ -56,7 +56,7 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
       if (st && !fs::create_directory(at, ec)) {
         st = Error{fmt::format("{}: cannot create: {}", at.string(), ec ? ec.message() : "exists")};
       }
-      const std::string texts[4] = {frr_conf(c), config_db(c).dump(2) + "\n", sysctl_conf(c), ioam_conf(c)};
+      const std::string texts[4] = {frr_conf(c), config_db(c), sysctl_conf(c), ioam_conf(c)};
       const char* names[4] = {"frr.conf", "config_db.json", "sysctl.conf", kIoamConfFile};
       int written = 0;
       for (int f = 0; f < 4 && st; ++f) {
