@@ -36,7 +36,7 @@
 #include "bench/peak_memory.h"
 #include "planner/plan.h"
 #include "planner/spec_loader.h"
-#include "probe/loss_estimate.h"
+#include "validator/loss_estimate.h"
 #include "fabricmodel/fault_mix.h"
 
 int main(int argc, char** argv) {
@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
                              run.loss_rounds, run.observations.size(),
                              score.precision(), score.recall(), seconds, repeat, cold, seed_peak, before);
     if (debug_loss) {
-      const auto est = hpn::probe::estimate_loss(witnesses.loss, bp.cables.size(), diff_options.loss);
+      const auto est = hpn::validator::estimate_loss(witnesses.loss, bp.cables.size(), diff_options.loss);
       std::cout << fmt::format("  baseline {:.4f}, {} tested, {} culprits, {} undecided\n", est.baseline, est.tested,
                                est.culprits.size(), est.undecided.size());
       for (const auto& u : est.undecided) {

@@ -26,6 +26,7 @@
 #include "probe/probe_auth.h"
 #include "probe/probe_key.h"
 #include "probe/socket_udp.h"
+#include "validator/loss_estimate.h"
 
 namespace hpn::cli {
 
@@ -370,7 +371,7 @@ int run_plan(const PlanArgs& a, const std::vector<std::string>& settings_given) 
                                  "(start a new plan in another directory)",
                                  a.output, fmt::join(settings_given, ", "))};
       }
-      return probe::next_plan_round(bp.value(), a.output, a.observations);
+      return probe::next_plan_round(bp.value(), a.output, a.observations, validator::loss_state);
     }
     if (!a.observations.empty()) {
       return Error{fmt::format("{} holds no plan yet: observations are for the rounds after the first", a.output)};
@@ -385,7 +386,7 @@ int run_plan(const PlanArgs& a, const std::vector<std::string>& settings_given) 
       return Error{fmt::format("--lossy-warn ({}) must not be above --lossy-critical ({})", settings.lossy_warn,
                                settings.lossy_critical)};
     }
-    return probe::start_plan(bp.value(), a.output, settings);
+    return probe::start_plan(bp.value(), a.output, settings, validator::loss_state);
   }();
   if (!step) return fail_located(kInputError, step.error().message);
   print_plan_step(step.value(), a.output, a.format);

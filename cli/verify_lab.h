@@ -11,7 +11,7 @@
 #include "cli/progress.h"
 #include "blueprint/result.h"
 #include "lab/wiring.h"
-#include "probe/loss_estimate.h"
+#include "probe/loss_stats.h"
 #include "probe/observation.h"
 #include "probe/silence.h"
 #include "validator/bgp.h"

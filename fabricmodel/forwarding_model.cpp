@@ -1,6 +1,7 @@
 #include "fabricmodel/forwarding_model.h"
 
 #include "probe/probe_rounds.h"
+#include "validator/loss_estimate.h"
 
 #include <fmt/format.h>
 
@@ -375,7 +376,7 @@ SimulatedRun simulate_verify(FabricModel& model, const std::vector<int>& hosts, 
   probe::ObservationSet heard;
   uint64_t id = 0;
   // The rounds see what the senders saw so far; the lab reads the receivers' records at the end.
-  probe::ProbeRounds rounds(bp, hosts, {options, max_rounds, true});
+  probe::ProbeRounds rounds(bp, hosts, {options, max_rounds, true, validator::loss_state});
   auto has_port = [&](int host, const std::string& port) { return f.port_by_name(host, port) >= 0; };
   while (auto round = rounds.next(bp, run.observations, has_port)) {
     const bool switches = round->kind == probe::RoundKind::switches;

@@ -27,6 +27,7 @@
 #include "blueprint/names.h"
 #include "probe/probe_key.h"
 #include "probe/probe_rounds.h"
+#include "validator/loss_estimate.h"
 
 extern char** environ;
 
@@ -215,7 +216,7 @@ Result<probe::ObservationSet> probe_lab(const Blueprint& bp, const LabState& lab
   // each at the pace the switches are asked to answer at, then the rounds
   // between hosts. A port with no cable in the lab has no interface to
   // send from.
-  probe::RoundOptions rounds_options{o.plan, o.max_rounds, o.switch_probes};
+  probe::RoundOptions rounds_options{o.plan, o.max_rounds, o.switch_probes, validator::loss_state};
   probe::ProbeRounds rounds(bp, hosts.value(), rounds_options);
 
   // Listeners on every host the plan sends to: destinations may lie outside the scope.

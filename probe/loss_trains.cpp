@@ -9,7 +9,6 @@
 #include <tuple>
 
 #include "blueprint/fabric_index.h"
-#include "probe/loss_estimate.h"
 #include "probe/payload.h"
 
 namespace hpn::probe {
@@ -264,13 +263,14 @@ std::vector<ProbeTarget> spread_pairs(const Blueprint& bp, const std::vector<int
 }
 
 std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                          const ObservationSet& seen, const PlanOptions& o) {
+                                          const ObservationSet& seen, const LossState& so_far,
+                                          const PlanOptions& o) {
   if (o.loss_detect <= 0) return {};
   const FabricIndex f(bp);
   const std::vector<bool> in_scope = directions_in_scope(bp, hosts);
   const int tested = tested_count(in_scope);
   // The background the wiring rounds saw, per crossing.
-  const double background = estimate_loss(collect_loss_evidence(f, seen), bp.cables.size(), o.loss).baseline;
+  const double background = so_far.background;
   auto length_for = [&](int path_length, int trains) {
     const DetectionRule rule = rule_for(o, background, tested, path_length);
     const std::int64_t n = std::min(std::max(attempts_to_detect(rule), attempts_to_rule_out(rule)), o.loss_budget);
@@ -382,26 +382,20 @@ std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector
 }
 
 std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                         const ObservationSet& seen, const PlanOptions& o) {
+                                         const ObservationSet& seen, const LossState& so_far, const PlanOptions& o) {
   if (o.loss_detect <= 0) return {};
   const FabricIndex f(bp);
   const std::vector<bool> in_scope = directions_in_scope(bp, hosts);
   const int tested = tested_count(in_scope);
-  LossOptions loss = o.loss;
-  loss.detect = o.loss_detect;
-  const LossEstimate estimate = estimate_loss(collect_loss_evidence(f, seen), bp.cables.size(), loss);
   std::vector<DirectedCable> open;
-  for (const auto& d : estimate.undecided) {
-    const DirectedCable l = d.cable * 2 + d.direction;
-    if (in_scope[l] && d.attempts < o.loss_budget) open.push_back(l);
+  for (const auto& d : so_far.undecided) {
+    if (in_scope[d.direction] && d.attempts < o.loss_budget) open.push_back(d.direction);
   }
   if (open.empty()) return {};
   // What the culprits found so far take of a flow's attempts: an undecided
   // direction whose trains all cross one is decided slowly, its own loss a
   // small part of theirs, so the flows that cross the fewest culprits go.
-  std::map<DirectedCable, double> culprit;
-  for (const auto& c : estimate.culprits) culprit[c.cable * 2 + c.direction] = c.rate;
-  for (DirectedCable d : estimate.dead) culprit[d] = 1;
+  const std::map<DirectedCable, double> culprit(so_far.culprits.begin(), so_far.culprits.end());
   const auto flows = traced_flows(f, seen);
   std::map<DirectedCable, std::vector<const FlowKey*>> across;
   for (const auto& [key, path] : flows) {
@@ -426,7 +420,7 @@ std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<
     // flows it has.
     for (std::size_t i = 0; i < candidates.size() && i < 2; ++i) {
       const auto& path = flows.at(*candidates[i]);
-      const DetectionRule rule = rule_for(o, estimate.baseline, tested, static_cast<int>(path.size()));
+      const DetectionRule rule = rule_for(o, so_far.background, tested, static_cast<int>(path.size()));
       const std::int64_t n = std::min(std::max(attempts_to_detect(rule), attempts_to_rule_out(rule)), o.loss_budget);
       const int train = static_cast<int>(std::clamp<std::int64_t>((n + 1) / 2, 1, kMaxTrainLength));
       chosen[candidates[i]] = std::max(chosen[candidates[i]], train);

@@ -5,14 +5,14 @@
 // How many attempts: a direction whose own loss is `rate` more than the
 // background b per crossing, crossed by paths of L cables, loses an attempt
 // with q1 = 1 - (1-b)^L (1-rate) against q0 = 1 - (1-b)^L. The estimate
-// (probe/loss_estimate.h) names it when its lost attempts k reach the
+// (validator/loss_estimate.h) names it when its lost attempts k reach the
 // one-sided Poisson critical count c of n q0 at alpha / D (D the
 // directions tested, Bonferroni) and at least min_lost, and a finding when
 // its own rate, (k/n - q0) / (1 - q0), reaches `warn`: c is the larger of
 // those counts. attempts_to_detect() is the least n with
 // P[Binomial(n, q1) >= c] >= power. A direction
 // losing only the background is decided clean once a loss of `rate` is
-// ruled out (probe/loss_estimate.h, kRuleOutZ): attempts_to_rule_out().
+// ruled out (probe/loss_stats.h, kRuleOutZ): attempts_to_rule_out().
 // The first loss round gives each direction the larger of the two: at no
 // background 2% takes about 530 attempts, at 5% per crossing over two
 // cables some thousands (hpnctl(1), LOSS, has the table).
@@ -38,11 +38,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <vector>
 
 #include "blueprint/model.h"
+#include "probe/loss_stats.h"
 #include "probe/observation.h"
 #include "probe/probe_plan.h"
+#include "probe/traced_path.h"
 
 namespace hpn::probe {
 
@@ -80,15 +84,35 @@ std::vector<ProbeTarget> ring_pairs(const Blueprint& bp, const std::vector<int>&
 // Empty in a pod of two segments.
 std::vector<ProbeTarget> spread_pairs(const Blueprint& bp, const std::vector<int>& hosts);
 
-// The first loss round after the wiring rounds, whose observations are `seen`.
-std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                          const ObservationSet& seen, const PlanOptions& options);
+// What the loss rounds need of the loss estimate of the run so far. The
+// estimate is the validator's (validator/loss_estimate.h, loss_state());
+// the rounds are given it as a LossEstimator, so that planning them needs
+// no verdict code.
+struct LossState {
+  double background = 0;  // per crossing
+  struct Undecided {
+    DirectedCable direction = 0;
+    std::int64_t attempts = 0;  // across it so far
+  };
+  std::vector<Undecided> undecided;  // a loss of `detect` neither named nor ruled out
+  // Each culprit's own loss rate, and 1 for a dead direction.
+  std::vector<std::pair<DirectedCable, double>> culprits;
+};
+using LossEstimator =
+    std::function<LossState(const Blueprint& bp, const ObservationSet& seen, const LossOptions& options)>;
 
-// A later one: for each direction the estimate leaves undecided (and
-// short of options.loss_budget), two more trains over the traced flows
-// across it that cross the fewest culprits. Empty when every direction is
-// decided.
+// The first loss round after the wiring rounds, whose observations are
+// `seen`, sized by the background the estimate of them (`so_far`) found.
+std::vector<ProbeTarget> first_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
+                                          const ObservationSet& seen, const LossState& so_far,
+                                          const PlanOptions& options);
+
+// A later one: for each direction the estimate of the run so far leaves
+// undecided (and short of options.loss_budget), two more trains over the
+// flows `seen` traced across it that cross the fewest culprits. Empty when
+// every direction is decided.
 std::vector<ProbeTarget> next_loss_round(const Blueprint& bp, const std::vector<int>& hosts,
-                                         const ObservationSet& seen, const PlanOptions& options);
+                                         const ObservationSet& seen, const LossState& so_far,
+                                         const PlanOptions& options);
 
 }  // namespace hpn::probe

@@ -81,7 +81,7 @@ struct Observation {
   // record is of: a sender's answered probe, the attempt answered (those
   // before it went unanswered); a sender's lost probe, the last attempt
   // made (every one unanswered); a receiver's record, the attempt that
-  // arrived. Loss estimates count every attempt (probe/loss_evidence.h).
+  // arrived. Loss estimates count every attempt (validator/loss_evidence.h).
   int attempt = 1;
   // A train's record (probe/payload.h): the probe is its report request.
   // `train`: the datagrams the sender sent (a sender's record) or the

@@ -222,8 +222,9 @@ Result<PlanSummary> parse_plan_summary(std::string_view text, const std::string&
   return l;
 }
 
-RoundOptions round_options(const PlanSettings& s) {
+RoundOptions round_options(const PlanSettings& s, const LossEstimator& estimate) {
   RoundOptions o;
+  o.estimate = estimate;
   o.plan.probes_per_pair = s.probes_per_pair;
   o.plan.max_probes_per_pair = s.max_probes_per_pair;
   o.plan.silence.max_loss = s.assume_loss / 100;
@@ -244,14 +245,15 @@ bool is_plan_dir(const std::string& dir) {
   return fs::is_regular_file(fs::path(dir) / kSummary, ec);
 }
 
-hpn::Result<PlanStep> start_plan(const Blueprint& bp, const std::string& dir, const PlanSettings& settings) {
+hpn::Result<PlanStep> start_plan(const Blueprint& bp, const std::string& dir, const PlanSettings& settings,
+                                 const LossEstimator& estimate) {
   auto hosts = scope_hosts(bp, settings.scope);
   if (!hosts) return hosts.error();
   if (hosts->empty()) return Error{fmt::format("--scope {}: no host in it", settings.scope)};
   // The first round is written whole or not at all.
   auto staged = StagedDirectory::begin(dir, {"the probe plan", "a probe plan", kSummary});
   if (!staged) return staged.error();
-  ProbeRounds rounds(bp, hosts.value(), round_options(settings));
+  ProbeRounds rounds(bp, hosts.value(), round_options(settings, estimate));
   auto round = rounds.next(bp, {});
   auto step = write_step(bp, staged->path().string(), settings, hosts.value(), rounds, round,
                          nlohmann::json::array(), true);
@@ -261,7 +263,7 @@ hpn::Result<PlanStep> start_plan(const Blueprint& bp, const std::string& dir, co
 }
 
 hpn::Result<PlanStep> next_plan_round(const Blueprint& bp, const std::string& dir,
-                                 const std::vector<std::string>& observations) {
+                                 const std::vector<std::string>& observations, const LossEstimator& estimate) {
   auto loaded = load_summary(dir);
   if (!loaded) return loaded.error();
   const PlanSettings& settings = loaded->settings;
@@ -274,7 +276,7 @@ hpn::Result<PlanStep> next_plan_round(const Blueprint& bp, const std::string& di
   const std::string entries_path = (fs::path(dir) / kEntries).string();
   auto entries = read_input_file(entries_path, "a probe plan's entries", kMaxEntriesBytes);
   if (!entries) return entries.error();
-  auto rounds = ProbeRounds::from_json(bp, hosts.value(), round_options(settings),
+  auto rounds = ProbeRounds::from_json(bp, hosts.value(), round_options(settings, estimate),
                                        loaded->summary.value("state", nlohmann::json::object()), entries.value(),
                                        entries_path);
   if (!rounds) return Error{fmt::format("{}: {}", dir, rounds.error().message)};

@@ -61,8 +61,9 @@ struct PlanSettings {
 };
 
 // The rounds' options these settings give (the silence and loss rules
-// as verify's with the same numbers).
-RoundOptions round_options(const PlanSettings& settings);
+// as verify's with the same numbers), their loss rounds planned by
+// `estimate` (validator::loss_state).
+RoundOptions round_options(const PlanSettings& settings, const LossEstimator& estimate);
 
 struct PlanStep {
   bool done = false;
@@ -71,13 +72,14 @@ struct PlanStep {
 };
 
 // Starts the plan in `dir` (absent, or an empty directory).
-hpn::Result<PlanStep> start_plan(const Blueprint& bp, const std::string& dir, const PlanSettings& settings);
+hpn::Result<PlanStep> start_plan(const Blueprint& bp, const std::string& dir, const PlanSettings& settings,
+                                 const LossEstimator& estimate);
 
 // The next round of the plan in `dir`, from the senders' observations so
 // far (files, or directories of *.jsonl files, read in name order). A
 // plan already done is left as it is.
 hpn::Result<PlanStep> next_plan_round(const Blueprint& bp, const std::string& dir,
-                                 const std::vector<std::string>& observations);
+                                 const std::vector<std::string>& observations, const LossEstimator& estimate);
 
 // Is `dir` a started plan (it has summary.json)?
 bool is_plan_dir(const std::string& dir);

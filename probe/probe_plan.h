@@ -20,7 +20,7 @@
 #include "blueprint/fabric_index.h"
 #include "blueprint/model.h"
 #include "blueprint/result.h"
-#include "probe/loss_estimate.h"
+#include "probe/loss_stats.h"
 #include "probe/observation.h"
 #include "probe/silence.h"
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <tuple>
 
 #include <nlohmann/json.hpp>
@@ -60,6 +61,9 @@ const char* to_string(RoundKind kind) {
 
 ProbeRounds::ProbeRounds(const Blueprint& bp, const std::vector<int>& hosts, const RoundOptions& options)
     : options_(options), hosts_(hosts) {
+  if (options.plan.loss_detect > 0 && !options.estimate) {
+    throw std::invalid_argument("probe rounds: loss rounds asked for with no loss estimate to plan them by");
+  }
   host_plan_ = initial_plan(bp, hosts, options.plan);
   if (options.switch_probes) switch_plan_ = switch_probes(bp, hosts, options.plan);
   phase_ = options.switch_probes ? Phase::switches : Phase::hosts;
@@ -69,9 +73,17 @@ std::optional<Round> ProbeRounds::next(const Blueprint& bp, const ObservationSet
                                        const CanSend& can_send) {
   if (phase_ == Phase::done) return std::nullopt;
   std::vector<ProbeTarget> round;
+  // The first loss round is sized by the wiring rounds' background; each
+  // later one by the estimate at the loss the rounds must find.
+  auto loss_round = [&](bool first) {
+    LossOptions loss = options_.plan.loss;
+    if (!first) loss.detect = options_.plan.loss_detect;
+    const LossState so_far = options_.estimate(bp, seen, loss);
+    return first ? first_loss_round(bp, hosts_, seen, so_far, options_.plan)
+                 : next_loss_round(bp, hosts_, seen, so_far, options_.plan);
+  };
   if (phase_ == Phase::losses) {
-    round = number_ == 0 ? first_loss_round(bp, hosts_, seen, options_.plan)
-                         : next_loss_round(bp, hosts_, seen, options_.plan);
+    round = loss_round(number_ == 0);
   } else {
     std::vector<ProbeTarget>& plan = phase_ == Phase::switches ? switch_plan_ : host_plan_;
     if (number_ == 0) {
@@ -89,9 +101,8 @@ std::optional<Round> ProbeRounds::next(const Blueprint& bp, const ObservationSet
     }
     number_ = 0;
     if (phase_ == Phase::hosts) {
-      // The wiring rounds' background sizes the first trains.
       phase_ = Phase::losses;
-      round = first_loss_round(bp, hosts_, seen, options_.plan);
+      round = loss_round(true);
     } else {
       phase_ = Phase::hosts;
       round = host_plan_;

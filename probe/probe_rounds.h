@@ -26,6 +26,7 @@
 
 #include "blueprint/model.h"
 #include "blueprint/result.h"
+#include "probe/loss_trains.h"
 #include "probe/observation.h"
 #include "probe/probe_plan.h"
 
@@ -35,6 +36,9 @@ struct RoundOptions {
   PlanOptions plan;
   int max_rounds = 8;         // per phase
   bool switch_probes = true;  // the switch probes' phase, before the hosts'
+  // The loss estimate the loss rounds are sized and aimed by
+  // (validator::loss_state); needed when plan.loss_detect is above 0.
+  LossEstimator estimate;
 };
 
 enum class RoundKind { switches, hosts, losses };
@@ -75,7 +79,9 @@ struct PlanEntry {
 
 class ProbeRounds {
  public:
-  // The first round's targets for `hosts` (the hosts in scope).
+  // The first round's targets for `hosts` (the hosts in scope). Throws
+  // std::invalid_argument if the options ask for loss rounds and give no
+  // estimate to plan them by.
   ProbeRounds(const Blueprint& bp, const std::vector<int>& hosts, const RoundOptions& options);
 
   // The next round to send, numbered: its targets become entries (or add

@@ -657,7 +657,7 @@ class Differ {
   // miswiring explains their losses) and that were seen both ways: a
   // direction nothing came back by is missing, unidirectional or unobserved.
   void lossy() {
-    const probe::LossEstimate estimate = probe::estimate_loss(w_.loss, bp_.cables.size(), o_.loss);
+    const LossEstimate estimate = estimate_loss(w_.loss, bp_.cables.size(), o_.loss);
     auto& s = r_.summary;
     s.baseline_loss = estimate.baseline;
     s.loss_directions_tested = estimate.tested;
@@ -668,7 +668,7 @@ class Differ {
     for (const auto& d : estimate.undecided) s.loss_undecided += judged(d.cable) ? 1 : 0;
     s.loss_judged = estimate.baseline <= o_.loss.max_background;
     if (!s.loss_judged) return;
-    std::vector<probe::DirectionLoss> found;
+    std::vector<DirectionLoss> found;
     for (const auto& d : estimate.culprits) {
       if (d.rate >= o_.loss.warn && judged(d.cable)) found.push_back(d);
     }

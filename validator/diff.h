@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "blueprint/fabric_index.h"
-#include "probe/loss_estimate.h"
+#include "validator/loss_estimate.h"
 #include "probe/silence.h"
 #include "validator/finding.h"
 #include "validator/witness.h"
@@ -30,11 +30,11 @@ struct DiffOptions {
   // --scope: the hosts whose cables, and whose ToRs' uplinks and pods'
   // core cables, the verdict is about; empty: the whole fabric.
   std::vector<int> scope_hosts;
-  // When a direction is lossy, and how sure (probe/loss_estimate.h).
+  // When a direction is lossy, and how sure (validator/loss_estimate.h).
   probe::LossOptions loss;
 };
 
-// What a lossy finding rests on (probe/loss_estimate.h).
+// What a lossy finding rests on (validator/loss_estimate.h).
 struct LossFinding {
   int direction = 0;                    // [0] a -> z, [1] z -> a
   std::int64_t attempts = 0, lost = 0;  // attempts whose path crossed it, and of them lost

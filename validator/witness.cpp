@@ -461,7 +461,7 @@ Witnesses collect_witnesses(const FabricIndex& fabric, const probe::ObservationS
   });
   merge(w, second);
   count_flows(w, flows);
-  w.loss = probe::collect_loss_evidence(fabric, index);
+  w.loss = collect_loss_evidence(fabric, index);
   return w;
 }
 

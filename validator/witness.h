@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "probe/loss_evidence.h"
+#include "validator/loss_evidence.h"
 #include "probe/observation.h"
 #include "probe/silence.h"
 #include "blueprint/fabric_index.h"
@@ -107,8 +107,8 @@ struct Witnesses {
   // not what left the gap.
   std::vector<std::vector<bool>> recorded_ingress;
   // Every attempt of every probe, by the directed cables it crossed: what
-  // the loss estimate (probe/loss_estimate.h) works from.
-  probe::LossEvidence loss;
+  // the loss estimate (validator/loss_estimate.h) works from.
+  LossEvidence loss;
 };
 
 Witnesses collect_witnesses(const FabricIndex& fabric, const probe::ObservationSet& obs);

@@ -15,6 +15,7 @@
 #include "planner/spec_loader.h"
 #include "probe/plan_dir.h"
 #include "probe/probe_plan.h"
+#include "validator/loss_estimate.h"
 #include "fuzz_util.h"
 
 namespace {
@@ -41,7 +42,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   lab_plan.emplace(std::move(plan.value()));
   const fs::path dir = fs::temp_directory_path() / ("fuzz_probe_summary-" + std::to_string(getpid()));
   fs::remove_all(dir);
-  if (!hpn::probe::start_plan(lab_plan->blueprint, dir.string(), {})) std::abort();
+  if (!hpn::probe::start_plan(lab_plan->blueprint, dir.string(), {}, hpn::validator::loss_state)) std::abort();
   entries = read_all(dir / "plan.jsonl");
   fs::remove_all(dir);
   return 0;
@@ -58,12 +59,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!scope) return 0;
   auto hosts = hpn::probe::hosts_in_scope(bp, scope.value());
   if (!hosts) return 0;
-  auto rounds = hpn::probe::ProbeRounds::from_json(bp, hosts.value(), hpn::probe::round_options(summary->settings),
+  auto rounds = hpn::probe::ProbeRounds::from_json(bp, hosts.value(), hpn::probe::round_options(summary->settings, hpn::validator::loss_state),
                                                    summary->summary.value("state", nlohmann::json::object()), entries,
                                                    "plan.jsonl");
   if (!rounds) return 0;
   // A state it accepts is one it writes back the same.
-  auto again = hpn::probe::ProbeRounds::from_json(bp, hosts.value(), hpn::probe::round_options(summary->settings),
+  auto again = hpn::probe::ProbeRounds::from_json(bp, hosts.value(), hpn::probe::round_options(summary->settings, hpn::validator::loss_state),
                                                   rounds->state_json(), rounds->entries_jsonl(bp), "plan.jsonl");
   HPN_FUZZ_CHECK(again.ok());
   return 0;

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "../validator/lab_fixture.h"
-#include "probe/loss_estimate.h"
+#include "probe/loss_stats.h"
 #include "probe/loss_trains.h"
 
 using namespace hpn;

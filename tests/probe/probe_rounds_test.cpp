@@ -7,9 +7,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <stdexcept>
+
 #include "../validator/lab_fixture.h"
 #include "probe/plan_dir.h"
 #include "probe/probe_rounds.h"
+#include "validator/loss_estimate.h"
 
 using namespace hpn;
 using hpn::probe::ProbeDirection;
@@ -58,6 +61,13 @@ std::vector<int> hosts_of(const LabFixture& lab, const std::string& scope) {
 
 // A wiring whose coverage takes more than one round: an uplink gone, so
 // its ToR's pairs ask for more until the rounds run out.
+// Rounds planned as verify plans them: the loss rounds by the validator's estimate.
+probe::RoundOptions estimated() {
+  probe::RoundOptions o;
+  o.estimate = validator::loss_state;
+  return o;
+}
+
 void make_rounds_needed(LabFixture& lab) {
   lab.plug_z(lab.cable_from("tor-p0-s01-r2a", "etp6"), {});
 }
@@ -68,7 +78,7 @@ TEST_CASE("probe/rounds: switch rounds first, a sender per port, then host round
   LabFixture lab;
   make_rounds_needed(lab);
   fabricmodel::FabricModel model(*lab.fabric, lab.wiring);
-  probe::ProbeRounds rounds(lab.bp(), hosts_of(lab, "pod=0"), {});
+  probe::ProbeRounds rounds(lab.bp(), hosts_of(lab, "pod=0"), estimated());
   probe::ObservationSet seen;
   std::vector<std::string> names;
   bool hosts_began = false, losses_began = false;
@@ -115,7 +125,7 @@ TEST_CASE("probe/rounds: a plan saved and resumed after every round sends what a
   LabFixture lab;
   make_rounds_needed(lab);
   const auto hosts = hosts_of(lab, "pod=0,segment=1");
-  probe::RoundOptions options;
+  probe::RoundOptions options = estimated();
   options.plan.loss_budget = 20000;
 
   fabricmodel::FabricModel straight_model(*lab.fabric, lab.wiring);
@@ -167,30 +177,68 @@ TEST_CASE("probe/rounds: a plan saved and resumed after every round sends what a
   CHECK(state["phase"] == "done");
 }
 
+TEST_CASE("probe/rounds: the loss rounds are planned by the estimate they are given, and need one") {
+  LabFixture lab;
+  const auto hosts = hosts_of(lab, "pod=0,segment=1");
+  probe::RoundOptions bare;
+  CHECK_THROWS_AS(probe::ProbeRounds(lab.bp(), hosts, bare), std::invalid_argument);
+  bare.plan.loss_detect = 0;  // no loss rounds: nothing to estimate
+  CHECK_NOTHROW(probe::ProbeRounds(lab.bp(), hosts, bare));
+
+  // The first loss round's datagrams, with an estimate that says the
+  // background is `background`, and what the estimate was asked.
+  auto first_loss_round = [&](double background) {
+    probe::RoundOptions o;
+    o.switch_probes = false;
+    o.max_rounds = 1;
+    std::vector<double> detect_asked;
+    o.estimate = [&](const Blueprint& bp, const probe::ObservationSet&, const probe::LossOptions& loss) {
+      CHECK(&bp == &lab.bp());
+      detect_asked.push_back(loss.detect);
+      probe::LossState state;
+      state.background = background;
+      return state;
+    };
+    probe::ProbeRounds rounds(lab.bp(), hosts, o);
+    std::int64_t datagrams = 0;
+    while (auto r = rounds.next(lab.bp(), {})) {
+      if (r->kind == probe::RoundKind::losses && r->number == 1) datagrams = r->train_datagrams;
+    }
+    // Once for the first loss round; once more for the next, which finds
+    // nothing undecided in this estimate, so there is none.
+    CHECK(detect_asked.size() == 2);
+    return datagrams;
+  };
+  const std::int64_t clean = first_loss_round(0), noisy = first_loss_round(0.01);
+  CHECK(clean > 0);
+  // Background loss needs more attempts to name the same loss.
+  CHECK(noisy > 2 * clean);
+}
+
 TEST_CASE("probe/rounds: a saved plan of other hosts, other options or cut short is refused") {
   LabFixture lab;
   const auto hosts = hosts_of(lab, "pod=0,segment=1");
-  probe::ProbeRounds rounds(lab.bp(), hosts, {});
+  probe::ProbeRounds rounds(lab.bp(), hosts, estimated());
   REQUIRE(rounds.next(lab.bp(), {}));
   const auto state = rounds.state_json();
   const std::string entries = rounds.entries_jsonl(lab.bp());
-  REQUIRE(probe::ProbeRounds::from_json(lab.bp(), hosts, {}, state, entries, "plan.jsonl"));
+  REQUIRE(probe::ProbeRounds::from_json(lab.bp(), hosts, estimated(), state, entries, "plan.jsonl"));
 
   // Another scope's hosts: the entries are not in its plan.
-  auto other = probe::ProbeRounds::from_json(lab.bp(), hosts_of(lab, "pod=0,segment=0"), {}, state, entries, "plan.jsonl");
+  auto other = probe::ProbeRounds::from_json(lab.bp(), hosts_of(lab, "pod=0,segment=0"), estimated(), state, entries, "plan.jsonl");
   REQUIRE_FALSE(other);
   CHECK_THAT(other.error().message, Catch::Contains("another scope or with other options"));
   // Other options: three probes per pair planned, two here.
-  probe::RoundOptions two;
+  probe::RoundOptions two = estimated();
   two.plan.probes_per_pair = 2;
   CHECK_FALSE(probe::ProbeRounds::from_json(lab.bp(), hosts, two, state, entries, "plan.jsonl"));
   // Cut off after its first line: the state's counts disagree.
-  auto cut = probe::ProbeRounds::from_json(lab.bp(), hosts, {}, state, entries.substr(0, entries.find('\n') + 1),
+  auto cut = probe::ProbeRounds::from_json(lab.bp(), hosts, estimated(), state, entries.substr(0, entries.find('\n') + 1),
                                            "plan.jsonl");
   REQUIRE_FALSE(cut);
   CHECK_THAT(cut.error().message, Catch::Contains("half-written"));
   // A line that is no entry is located.
-  auto bad = probe::ProbeRounds::from_json(lab.bp(), hosts, {}, state, entries + "{\"entry\": 99}\n", "plan.jsonl");
+  auto bad = probe::ProbeRounds::from_json(lab.bp(), hosts, estimated(), state, entries + "{\"entry\": 99}\n", "plan.jsonl");
   REQUIRE_FALSE(bad);
   CHECK_THAT(bad.error().message, Catch::StartsWith("plan.jsonl:"));
 }
@@ -202,7 +250,7 @@ TEST_CASE("probe/plan dir: rounds as files to the end, the senders' files read b
   const std::string dir = (tmp / "plan").string();
   probe::PlanSettings settings;
   settings.scope = "pod=0,segment=1";
-  auto step = probe::start_plan(lab.bp(), dir, settings);
+  auto step = probe::start_plan(lab.bp(), dir, settings, validator::loss_state);
   REQUIRE(step);
   CHECK(step->started);
   CHECK(probe::is_plan_dir(dir));
@@ -249,7 +297,7 @@ TEST_CASE("probe/plan dir: rounds as files to the end, the senders' files read b
       }
     }
     hpn::test::write_file(tmp / "obs" / (names.back() + ".jsonl"), observations);
-    step = probe::next_plan_round(lab.bp(), dir, {(tmp / "obs").string()});
+    step = probe::next_plan_round(lab.bp(), dir, {(tmp / "obs").string()}, validator::loss_state);
     REQUIRE(step);
     REQUIRE(names.size() < 20);
   }
@@ -264,7 +312,7 @@ TEST_CASE("probe/plan dir: rounds as files to the end, the senders' files read b
   CHECK(std::find(listeners.begin(), listeners.end(), "host-p0-s00-h000") != listeners.end());
   // Done is done: asked again, it stays so and writes nothing new.
   const std::string entries = hpn::test::read_file(std::filesystem::path(dir) / "plan.jsonl");
-  auto again = probe::next_plan_round(lab.bp(), dir, {(tmp / "obs").string()});
+  auto again = probe::next_plan_round(lab.bp(), dir, {(tmp / "obs").string()}, validator::loss_state);
   REQUIRE(again);
   CHECK(again->done);
   CHECK(hpn::test::read_file(std::filesystem::path(dir) / "plan.jsonl") == entries);
@@ -279,20 +327,20 @@ TEST_CASE("probe/plan dir: a directory that is not a plan, or a plan without the
   LabFixture lab;
   TempDir tmp;
   hpn::test::write_file(tmp / "notes.txt", "mine\n");
-  auto not_empty = probe::start_plan(lab.bp(), tmp.path().string(), {});
+  auto not_empty = probe::start_plan(lab.bp(), tmp.path().string(), {}, validator::loss_state);
   REQUIRE_FALSE(not_empty);
   CHECK(hpn::test::read_file(tmp / "notes.txt") == "mine\n");
 
   const std::string dir = (tmp / "plan").string();
   probe::PlanSettings bad_scope;
   bad_scope.scope = "rack=NO-SUCH";
-  auto refused = probe::start_plan(lab.bp(), dir, bad_scope);
+  auto refused = probe::start_plan(lab.bp(), dir, bad_scope, validator::loss_state);
   REQUIRE_FALSE(refused);
   CHECK_THAT(refused.error().message, Catch::Contains("NO-SUCH"));
   CHECK_FALSE(std::filesystem::exists(dir));  // nothing half-written
 
-  REQUIRE(probe::start_plan(lab.bp(), dir, {}));
-  auto without = probe::next_plan_round(lab.bp(), dir, {});
+  REQUIRE(probe::start_plan(lab.bp(), dir, {}, validator::loss_state));
+  auto without = probe::next_plan_round(lab.bp(), dir, {}, validator::loss_state);
   REQUIRE_FALSE(without);
   CHECK_THAT(without.error().message, Catch::Contains("give the observations"));
   // plan.jsonl cut short: refused, never resumed.
@@ -300,7 +348,7 @@ TEST_CASE("probe/plan dir: a directory that is not a plan, or a plan without the
   const std::string text = hpn::test::read_file(entries);
   hpn::test::write_file(entries, text.substr(0, text.size() / 2));
   hpn::test::write_file(tmp / "seen.jsonl", "");
-  auto cut = probe::next_plan_round(lab.bp(), dir, {(tmp / "seen.jsonl").string()});
+  auto cut = probe::next_plan_round(lab.bp(), dir, {(tmp / "seen.jsonl").string()}, validator::loss_state);
   REQUIRE_FALSE(cut);
   CHECK_THAT(cut.error().message, Catch::Contains("plan.jsonl:"));
 }

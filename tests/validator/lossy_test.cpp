@@ -1,5 +1,5 @@
 // Gray failures: cables that pass some traffic and lose some, found by the
-// loss estimate (probe/loss_estimate.h) on the forwarding model of the
+// loss estimate (validator/loss_estimate.h) on the forwarding model of the
 // lab pod, probed as verify --lab probes (simulate_verify): named by cable
 // and direction above the run's background, and never under background
 // loss alone.
@@ -17,7 +17,7 @@
 #include "support/schema.h"
 #include "support/observations.h"
 #include "support/findings.h"
-#include "probe/loss_estimate.h"
+#include "validator/loss_estimate.h"
 #include "probe/loss_trains.h"
 #include "probe/probe_plan.h"
 #include "validator/report.h"
@@ -342,13 +342,16 @@ TEST_CASE("validator/lossy: a direction whose trains no one counted is undecided
   INFO(findings_text(r));
   CHECK(lossy(lab, r).empty());
   CHECK(r.summary.loss_undecided >= 1);
-  const auto estimate = probe::estimate_loss(probe::collect_loss_evidence(*lab.fabric, kept), lab.bp().cables.size());
-  CHECK(std::any_of(estimate.undecided.begin(), estimate.undecided.end(), [&](const probe::DirectionLoss& d) {
+  const auto estimate = validator::estimate_loss(validator::collect_loss_evidence(*lab.fabric, kept), lab.bp().cables.size());
+  CHECK(std::any_of(estimate.undecided.begin(), estimate.undecided.end(), [&](const validator::DirectionLoss& d) {
     return d.cable * 2 + d.direction == down && d.attempts == 0 && d.bound == 1;
   }));
   // The next loss round sends trains over flows traced across it (their
   // paths from the model without the loss, so that none is lost here).
-  const auto next = probe::next_loss_round(lab.bp(), lab.hosts(), kept, plan);
+  probe::LossOptions at_detect = plan.loss;
+  at_detect.detect = plan.loss_detect;
+  const auto next =
+      probe::next_loss_round(lab.bp(), lab.hosts(), kept, validator::loss_state(lab.bp(), kept, at_detect), plan);
   lab.set_fault(uplink, "");
   fabricmodel::FabricModel clean(*lab.fabric, lab.wiring);
   int across = 0;
@@ -403,7 +406,7 @@ TEST_CASE("validator/lossy: a ring train no one counted over a flow never traced
   std::erase_if(seen, [&](const probe::ObservationRecord& o) {
     return (o.src_device.empty() || o.direction != ProbeDirection::forward) && same_flow(o);
   });
-  const probe::LossEvidence e = probe::collect_loss_evidence(*lab.fabric, set_of(seen));
+  const validator::LossEvidence e = validator::collect_loss_evidence(*lab.fabric, set_of(seen));
   for (const probe::DirectedCable d : path) {
     INFO(lab.bp().cables[d / 2].id << (d % 2 ? " z-a" : " a-z"));
     CHECK(std::binary_search(e.uncounted.begin(), e.uncounted.end(), d));

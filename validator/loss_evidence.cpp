@@ -1,4 +1,4 @@
-#include "probe/loss_evidence.h"
+#include "validator/loss_evidence.h"
 
 #include <fmt/format.h>
 
@@ -17,9 +17,24 @@
 #include "probe/payload.h"
 #include "probe/probe_plan.h"
 
-namespace hpn::probe {
+namespace hpn::validator {
 
 namespace {
+
+// The probe's records, and how they are read.
+using probe::HugeVector;
+using probe::Observation;
+using probe::ObservationIndex;
+using probe::ObservationSet;
+using probe::ProbeDirection;
+using probe::ProbeId;
+using probe::Reach;
+using probe::ResolvedObservation;
+using probe::RoundTrip;
+using probe::listener_run_id;
+using probe::run_id_of;
+using probe::round_trip;
+using probe::trace_of;
 
 // A flow: sender, its port, destination address and source port hash alike
 // every time, so its probes take one path.
@@ -27,38 +42,6 @@ struct FlowKey {
   std::int32_t sender = 0, port = 0, address = 0, source_port = 0;
   friend auto operator<=>(const FlowKey&, const FlowKey&) = default;
 };
-
-// The directed cable from -> to, or -1 when the plan has no such cable.
-DirectedCable link_of(const FabricIndex& f, PortRef from, PortRef to) {
-  if (!from.valid() || !to.valid()) return -1;
-  const CableEnd e = f.cable_at(from);
-  if (e.cable < 0 || !(f.end_of(e.cable, 1 - e.end) == to)) return -1;
-  return e.cable * 2 + e.end;
-}
-
-// Appends to `links` the planned cables a trace crossed, from `out` through
-// `hops` to `end` (invalid `end`: the trace ends at its last hop, a switch
-// probe's), and returns how many crossings were of no planned cable (a
-// miswired one): they lose as any cable does, and a path that leaves them
-// out expects too little loss of every cable it names. Appending lets the
-// caller reuse one buffer for every trace.
-int trace_of(const FabricIndex& f, PortRef out, std::span<const ObservedHop> hops, PortRef end,
-             std::vector<DirectedCable>& links) {
-  int unplanned = 0;
-  auto push = [&](DirectedCable l) {
-    if (l >= 0) links.push_back(l);
-    else ++unplanned;
-  };
-  for (const auto& hop : hops) {
-    const int device = hop.node_id < 0 ? -1 : f.device_by_node_id(hop.node_id);
-    const PortRef in{device, f.port_by_id(device, hop.ingress_if)};
-    push(link_of(f, out, in));
-    if (hop.egress_if < 0) return unplanned;
-    out = {device, f.port_by_id(device, hop.egress_if)};
-  }
-  push(link_of(f, out, end));
-  return unplanned;
-}
 
 class EvidenceBuilder {
  public:
@@ -353,16 +336,6 @@ class EvidenceBuilder {
 
 }  // namespace
 
-std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observation& o) {
-  const int src = fabric.device_by_name(o.src_device), dst = fabric.device_by_name(o.dst_device);
-  if (!o.received || src < 0 || dst < 0) return {};
-  const PortRef end =
-      o.direction == ProbeDirection::expired ? PortRef{} : PortRef{dst, fabric.port_by_name(dst, o.rx_port)};
-  std::vector<DirectedCable> links;
-  trace_of(fabric, {src, fabric.port_by_name(src, o.src_port)}, o.hops, end, links);
-  return links;
-}
-
 LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationSet& observations) {
   return collect_loss_evidence(fabric, ObservationIndex(fabric, observations));
 }
@@ -373,4 +346,4 @@ LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationI
   return e;
 }
 
-}  // namespace hpn::probe
+}  // namespace hpn::validator

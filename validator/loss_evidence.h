@@ -1,6 +1,6 @@
 // The evidence of network tomography of loss: every attempt of a run's
 // probes, by the directed cables it crossed, from which the estimate
-// (probe/loss_estimate.h) infers per cable and direction a loss rate.
+// (validator/loss_estimate.h) infers per cable and direction a loss rate.
 //
 // Every attempt of a probe is a transmission over the directed cables of
 // its path; it comes back only if no crossing drops it. Only a path a
@@ -23,11 +23,11 @@
 #include "blueprint/fabric_index.h"
 #include "probe/observation.h"
 #include "probe/observation_index.h"
+#include "probe/traced_path.h"
 
-namespace hpn::probe {
+namespace hpn::validator {
 
-// A cable's direction: cable * 2 + direction ([0] a -> z, [1] z -> a).
-using DirectedCable = std::int32_t;
+using probe::DirectedCable;
 
 // Attempts over one path: `lost` of `attempts` did not come back.
 struct Transmission {
@@ -47,12 +47,8 @@ struct LossEvidence {
 
 // From a run's observations (senders' and receivers' records); records
 // naming devices or ports the blueprint lacks are left out.
-LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationSet& observations);
+LossEvidence collect_loss_evidence(const FabricIndex& fabric, const probe::ObservationSet& observations);
 // The same from observations already resolved.
-LossEvidence collect_loss_evidence(const FabricIndex& fabric, const ObservationIndex& observations);
+LossEvidence collect_loss_evidence(const FabricIndex& fabric, const probe::ObservationIndex& observations);
 
-// The directed cables a sender's received record (forward, reverse or
-// expired) shows crossed, in path order.
-std::vector<DirectedCable> traced_cables(const FabricIndex& fabric, const Observation& received);
-
-}  // namespace hpn::probe
+}  // namespace hpn::validator

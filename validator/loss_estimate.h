@@ -1,4 +1,4 @@
-// The loss estimate: from the evidence of a run (probe/loss_evidence.h),
+// The loss estimate: from the evidence of a run (validator/loss_evidence.h),
 // per cable and direction, the loss rate that best explains which
 // attempts of which probes came back.
 //
@@ -18,44 +18,27 @@
 // that the others explain is dropped. A direction no attempt came back by
 // at all is dead from the start (its silence is the diff's to call).
 //
-// In probe/, not validator/, though the verdict judges by it: the loss
-// rounds (probe/loss_trains.h) are sized by its background and aimed at the
-// directions it leaves undecided, round by round, wherever ProbeRounds runs.
+// The loss rounds (probe/loss_trains.h) are sized by its background and
+// aimed at the directions it leaves undecided, round by round: they get it
+// through RoundOptions::estimate, which loss_state() below fills, so probe/
+// plans with the estimate without depending on the validator. The options
+// and the statistics the estimate and the trains share are in
+// probe/loss_stats.h.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
-#include "probe/loss_evidence.h"
+#include "blueprint/model.h"
+#include "probe/loss_stats.h"
+#include "probe/loss_trains.h"
+#include "probe/observation.h"
+#include "validator/loss_evidence.h"
 
-namespace hpn::probe {
+namespace hpn::validator {
 
-struct LossOptions {
-  double warn = 0.01;      // a lossy direction at this rate or more is a warning (--lossy-warn)
-  double critical = 0.05;  // and at this rate or more critical (--lossy-critical)
-  // The chance, for the whole run, that a direction losing no more than
-  // the background is named a culprit: each direction is tested at
-  // alpha / (directions crossed), Bonferroni.
-  double alpha = 0.01;
-  // Above this background (the run's fitted p0) no direction is judged
-  // lossy (--lossy-max-background): the attempts that would tell a gray
-  // failure from the noise grow past any budget there. The diff says so
-  // instead.
-  double max_background = 0.10;
-  // The fewest lost attempts that make a culprit: a stray drop or two
-  // (a queue overflowing once) is no gray failure.
-  int min_lost = 3;
-  // The loss a direction must be found at (--lossy-detect): one not named
-  // whose loss up to it is not ruled out is undecided. 0: `warn`.
-  double detect = 0.02;
-};
-
-// How sure "ruled out" is: a direction's own loss is below its one-sided
-// bound at this z (99.95%) before it counts as decided. The 95% interval
-// a finding reports would leave a direction that truly loses `detect`
-// decided as clean one time in forty, and a pod has dozens of them.
-inline constexpr double kRuleOutZ = 3.29;
+using probe::LossOptions;
 
 struct DirectionLoss {
   int cable = -1, direction = 0;
@@ -79,16 +62,9 @@ struct LossEstimate {
 
 LossEstimate estimate_loss(const LossEvidence& evidence, std::size_t cables, const LossOptions& options = {});
 
-// The Wilson score interval of `lost` of `attempts`: two-sided 95% at the
-// default z, and each end a one-sided bound at (1 + confidence) / 2.
-struct Interval {
-  double low = 0, high = 1;
-};
-Interval wilson_interval(std::int64_t lost, std::int64_t attempts, double z = 1.959963984540054);
+// What the loss rounds need of the estimate of a run so far (`seen`):
+// its background, the directions left undecided, and the culprits' rates.
+// A probe::LossEstimator for RoundOptions::estimate.
+probe::LossState loss_state(const Blueprint& bp, const probe::ObservationSet& seen, const LossOptions& options);
 
-// ln P(X >= k) for X Poisson with mean `lambda`; 0 when k <= lambda (not in the tail).
-double log_poisson_tail(double lambda, std::int64_t k);
-// ln P(X <= k) for X Poisson with mean `lambda`; 0 when k >= lambda.
-double log_poisson_head(double lambda, std::int64_t k);
-
-}  // namespace hpn::probe
+}  // namespace hpn::validator
