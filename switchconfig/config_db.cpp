@@ -102,8 +102,12 @@ class Tables {
   // nlohmann escapes them.
   static void quote(std::string& out, std::string_view text) {
     out += '"';
-    for (const char ch : text) {
-      const auto c = static_cast<unsigned char>(ch);
+    std::size_t plain = 0;  // the start of the run not yet appended
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const auto c = static_cast<unsigned char>(text[i]);
+      if (c >= 0x20 && c != '"' && c != '\\') continue;
+      out.append(text, plain, i - plain);
+      plain = i + 1;
       switch (c) {
         case '"': out += "\\\""; break;
         case '\\': out += "\\\\"; break;
@@ -112,14 +116,10 @@ class Tables {
         case '\n': out += "\\n"; break;
         case '\r': out += "\\r"; break;
         case '\t': out += "\\t"; break;
-        default:
-          if (c < 0x20) {
-            out += fmt::format("\\u{:04x}", c);
-          } else {
-            out += ch;
-          }
+        default: out += fmt::format("\\u{:04x}", c);
       }
     }
+    out.append(text, plain);
     out += '"';
   }
 
