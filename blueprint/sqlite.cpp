@@ -100,11 +100,12 @@ std::string Stmt::error() const {
   return stmt_ ? sqlite3_errmsg(sqlite3_db_handle(stmt_)) : "no statement";
 }
 
-std::string Stmt::text(int column) const {
+std::string Stmt::text(int column) const { return std::string(view(column)); }
+
+std::string_view Stmt::view(int column) const {
   const unsigned char* p = sqlite3_column_text(stmt_, column);
-  return p ? std::string(reinterpret_cast<const char*>(p),
-                         static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
-           : std::string();
+  return p ? std::string_view(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_column_bytes(stmt_, column)))
+           : std::string_view();
 }
 
 int64_t Stmt::integer_or(int column, int64_t none, int64_t lo, int64_t hi) const {

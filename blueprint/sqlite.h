@@ -62,6 +62,8 @@ class Stmt {
   std::string error() const;
 
   std::string text(int column) const;
+  // The same bytes without a copy, valid until the next step() or reset().
+  std::string_view view(int column) const;
   // NULL reads as 0 (integer) or `none` (integer_or). A value of another
   // type, or outside [lo, hi], is a bad value: it reads as 0 or `none`.
   int64_t integer(int column, int64_t lo = std::numeric_limits<int64_t>::min(),

@@ -1,8 +1,10 @@
 // blueprint.db: the SQLite form of a Blueprint (schema in schemas/blueprint.sql).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -72,7 +74,8 @@ struct CableFilter {
 
 // Read access to a plan. open() checks that the file is a complete blueprint
 // of the schema version this build understands, so a missing, truncated or
-// foreign file is refused with a message instead of failing later.
+// foreign file is refused with a message instead of failing later. A store
+// is used by one thread at a time (SQLite's own locking is off for it).
 class BlueprintStore {
  public:
   // `dir` is a plan's output directory (or the path of a blueprint.db).
@@ -110,7 +113,15 @@ class BlueprintStore {
   Result<std::optional<PortInfo>> port_info(const std::string& device, const std::string& port) const;
 
  private:
-  Status load_plant(Blueprint& bp, const std::unordered_map<std::string, int>& cable_index) const;
+  // Names to their rows, found from a row's text in place (Stmt::view),
+  // without a string made for each lookup.
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view name) const { return std::hash<std::string_view>{}(name); }
+  };
+  using NameIndex = std::unordered_map<std::string, int, NameHash, std::equal_to<>>;
+
+  Status load_plant(Blueprint& bp, const NameIndex& cable_index) const;
 
   std::string path_;
   sql::Db db_;
