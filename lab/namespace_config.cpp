@@ -126,8 +126,8 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
 
 static_assert(kHostTableBase == kBackendTableBase, "the forwarding model routes hosts by their profiles' tables");
 
-Result<std::map<int, host::ApplyProfile>> host_profiles(const Blueprint& bp, const LabTopology& t) {
-  std::map<int, host::ApplyProfile> out;
+Result<std::map<int, HostNetwork>> host_profiles(const Blueprint& bp, const LabTopology& t) {
+  std::map<int, HostNetwork> out;
   auto builder = ProfileBuilder::create(bp, {});
   if (!builder) return builder.error();
   for (size_t n = 0; n < t.nodes.size(); ++n) {

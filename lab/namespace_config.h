@@ -44,6 +44,6 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
 // Every lab host's profile by node, made and read back as `hpnctl profile`
 // writes it and `hpnctl host apply` reads it: lab up applies them, so the
 // lab's hosts run the production configuration, not one of the lab's own.
-Result<std::map<int, host::ApplyProfile>> host_profiles(const Blueprint& bp, const LabTopology& topology);
+Result<std::map<int, HostNetwork>> host_profiles(const Blueprint& bp, const LabTopology& topology);
 
 }  // namespace hpn::lab

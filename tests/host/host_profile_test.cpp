@@ -13,6 +13,7 @@
 
 namespace {
 
+using namespace hpn;
 using namespace hpn::host;
 using hpn::test::TempDir;
 
