@@ -2,7 +2,8 @@
 // order the writer puts them, with their JSON type, whether null stands for
 // "none" and whether the key must be there. hostconfig/profile_json.cpp
 // writes it, host/host_profile.cpp reads it (check_profile_shape first, its
-// own range and meaning checks after), and schemas/host-profile.schema.json
+// own range and meaning checks after; the network part into the one type
+// both sides share, host_network.h), and schemas/host-profile.schema.json
 // is held to it by a test (tests/hostconfig/profile_format_test.cpp), so a
 // key added, dropped or retyped in one place and not the others fails.
 //

@@ -109,7 +109,7 @@ int check_args(const HostArgs& a, const std::string& command, bool needs_root) {
 }
 
 struct Loaded {
-  ApplyProfile profile;
+  HostNetwork profile;
   HostState state;
   std::vector<std::string> warnings;  // identity problems overridden by --force
 };

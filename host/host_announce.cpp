@@ -133,7 +133,7 @@ std::vector<std::uint8_t> announcement_frame(const Announcement& a) {
   return a.kind == AnnounceKind::garp ? garp_frame(a.mac, a.address) : na_frame(a.mac, a.address);
 }
 
-Result<std::vector<Announcement>> plan_announcements(const ApplyProfile& profile, const HostState& state) {
+Result<std::vector<Announcement>> plan_announcements(const HostNetwork& profile, const HostState& state) {
   std::vector<Announcement> out;
   for (const auto& b : profile.bonds) {
     const LinkState* bond = state.link(b.name);

@@ -30,7 +30,7 @@ struct Announcement {
 // order. The MAC is what the link carries now: the bond's when the bond
 // exists, else each member's own (after `host apply --no-bond` that is the
 // bond's MAC from the profile). Error: a member port missing or down.
-Result<std::vector<Announcement>> plan_announcements(const ApplyProfile& profile, const HostState& state);
+Result<std::vector<Announcement>> plan_announcements(const HostNetwork& profile, const HostState& state);
 
 // The frames, byte for byte.
 std::vector<std::uint8_t> garp_frame(const Mac& mac, const std::string& ipv4);

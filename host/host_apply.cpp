@@ -43,9 +43,9 @@ std::string hops_text(const std::vector<NextHopState>& hops) {
 
 std::string table_text(int table) { return table == 254 ? "main" : std::to_string(table); }
 
-const char* hash_policy(const ProfileBond& b) { return b.layer34 ? "layer3+4" : "layer2"; }
+const char* hash_policy(const Bond& b) { return b.layer34 ? "layer3+4" : "layer2"; }
 
-std::string monitor_text(const ProfileBond& b) {
+std::string monitor_text(const Bond& b) {
   if (!b.arp_monitor) return fmt::format("miimon {}", b.miimon_ms);
   std::string targets;
   for (const auto& a : b.arp_targets) targets += (targets.empty() ? "" : ",") + a;
@@ -59,7 +59,7 @@ std::string monitor_text(const BondState& b) {
   return fmt::format("arp_interval {} arp_ip_target {}", b.arp_interval_ms, targets.empty() ? "-" : targets);
 }
 
-std::string route_text(const Prefix& to, int table, int metric, int protocol, const std::vector<NextHopState>& hops) {
+std::string route_text(const IpPrefix& to, int table, int metric, int protocol, const std::vector<NextHopState>& hops) {
   return fmt::format("{} table {} metric {} proto {} {}", to.text(), table_text(table), metric, protocol_name(protocol),
                      hops_text(hops));
 }
@@ -79,7 +79,7 @@ std::string Change::text() const {
         std::string targets;
         for (const auto& a : bond->arp_targets) targets += (targets.empty() ? "" : ",") + a;
         t += fmt::format(" arp_interval {} arp_ip_target {} arp_validate {}", bond->arp_interval_ms, targets,
-                         bond->arp_validate_all ? "all" : "active");
+                         arp_validate_name(*bond));
       } else {
         t += fmt::format(" miimon {}", bond->miimon_ms);
       }
@@ -130,7 +130,7 @@ std::string sysctl_device(const std::string& key) {
   return {};
 }
 
-const ProfileBond* bond_named(const ApplyProfile& p, const std::string& name) {
+const Bond* bond_named(const HostNetwork& p, const std::string& name) {
   for (const auto& b : p.bonds) {
     if (b.name == name) return &b;
   }
@@ -138,11 +138,11 @@ const ProfileBond* bond_named(const ApplyProfile& p, const std::string& name) {
 }
 
 // Per-interface sysctls of a bond, moved to every member with --no-bond.
-std::vector<ProfileSysctl> effective_sysctls(const ApplyProfile& p, const ApplyOptions& o, bool per_device) {
-  std::vector<ProfileSysctl> out;
+std::vector<Sysctl> effective_sysctls(const HostNetwork& p, const ApplyOptions& o, bool per_device) {
+  std::vector<Sysctl> out;
   for (const auto& s : p.sysctls) {
     const std::string dev = sysctl_device(s.key);
-    const ProfileBond* bond = dev.empty() ? nullptr : bond_named(p, dev);
+    const Bond* bond = dev.empty() ? nullptr : bond_named(p, dev);
     if ((bond != nullptr) != per_device) continue;
     if (bond == nullptr || !o.no_bond) {
       out.push_back(s);
@@ -166,7 +166,7 @@ std::vector<ProfileSysctl> effective_sysctls(const ApplyProfile& p, const ApplyO
   return out;
 }
 
-Change sysctl_change(const ProfileSysctl& s, const HostState& state) {
+Change sysctl_change(const Sysctl& s, const HostState& state) {
   Change c;
   c.kind = ChangeKind::sysctl;
   c.target = s.key;
@@ -178,14 +178,14 @@ Change sysctl_change(const ProfileSysctl& s, const HostState& state) {
   return c;
 }
 
-bool has_address(const HostState& s, const std::string& ifname, const Prefix& p) {
+bool has_address(const HostState& s, const std::string& ifname, const IpPrefix& p) {
   return std::any_of(s.addresses.begin(), s.addresses.end(),
                      [&](const AddressState& a) { return a.ifname == ifname && a.prefix == p; });
 }
 
 }  // namespace
 
-std::vector<std::string> sysctl_keys(const ApplyProfile& profile, const ApplyOptions& options) {
+std::vector<std::string> sysctl_keys(const HostNetwork& profile, const ApplyOptions& options) {
   std::vector<std::string> keys;
   for (bool per_device : {false, true}) {
     for (const auto& s : effective_sysctls(profile, options, per_device)) keys.push_back(s.key);
@@ -195,7 +195,7 @@ std::vector<std::string> sysctl_keys(const ApplyProfile& profile, const ApplyOpt
 
 namespace {
 
-bool same_bond(const ProfileBond& b, const BondState& s) {
+bool same_bond(const Bond& b, const BondState& s) {
   if (s.mode != to_string(b.mode) || s.xmit_hash_policy != hash_policy(b)) return false;
   if (!b.arp_monitor) return s.arp_interval_ms == 0 && s.miimon_ms == b.miimon_ms;
   std::vector<std::string> want = b.arp_targets, have = s.arp_targets;
@@ -206,7 +206,7 @@ bool same_bond(const ProfileBond& b, const BondState& s) {
 
 // The profile's routes as they would leave each member (--no-bond), to tell
 // them from routes of the host's own on the same port.
-bool profile_route(const ApplyProfile& p, const RouteState& r) {
+bool profile_route(const HostNetwork& p, const RouteState& r) {
   for (const auto& b : p.bonds) {
     for (const auto& pr : b.routes) {
       if (pr.family == r.family && pr.to == r.to && pr.table == r.table &&
@@ -234,7 +234,7 @@ Change removal_of(const RouteState& r) {
 // What stands in the way of the profile, and the steps that would clear
 // it; the steps go first in the plan, routes before addresses (so rollback
 // puts the addresses back before the routes that need them).
-void find_conflicts(const ApplyProfile& p, const HostState& state, const ApplyOptions& o, ChangePlan& plan,
+void find_conflicts(const HostNetwork& p, const HostState& state, const ApplyOptions& o, ChangePlan& plan,
                     std::set<std::string>& released) {
   std::vector<Change> routes, addresses, masters;
   std::set<size_t> routes_taken;
@@ -315,20 +315,21 @@ namespace {
 // The link that is member `m` under another name, by its MAC first (the
 // names on a host can change with a kernel; the MAC of a port cannot), then
 // by the name the NIC map saw. Null: none, or `m` is there by its own name.
-const LinkState* renamed_member(const MemberPort& m, const HostState& state) {
+const LinkState* renamed_member(const BondMember& m, const HostState& state) {
   if (state.link(m.port) != nullptr) return nullptr;
-  if (m.match_mac) {
-    const std::string mac = hpn::to_string(*m.match_mac);
+  if (!m.match) return nullptr;
+  if (m.match->mac) {
+    const std::string mac = hpn::to_string(*m.match->mac);
     for (const auto& l : state.links) {
       if (l.mac == mac && l.kind != "bond" && l.master.empty()) return &l;
     }
   }
-  if (!m.match_ifname.empty()) return state.link(m.match_ifname);
+  if (!m.match->ifname.empty()) return state.link(m.match->ifname);
   return nullptr;
 }
 
 // Steps -1: the renames, and the state as it will be after them.
-std::vector<Change> plan_renames(const ApplyProfile& p, const HostState& state, HostState& after) {
+std::vector<Change> plan_renames(const HostNetwork& p, const HostState& state, HostState& after) {
   std::vector<Change> out;
   std::map<std::string, std::string> to;  // old name -> planned name
   for (const auto& b : p.bonds) {
@@ -368,11 +369,11 @@ std::vector<Change> plan_renames(const ApplyProfile& p, const HostState& state, 
   return out;
 }
 
-Result<ChangePlan> plan_named(const ApplyProfile& p, const HostState& state, const ApplyOptions& o);
+Result<ChangePlan> plan_named(const HostNetwork& p, const HostState& state, const ApplyOptions& o);
 
 }  // namespace
 
-Result<ChangePlan> plan_changes(const ApplyProfile& p, const HostState& state, const ApplyOptions& o) {
+Result<ChangePlan> plan_changes(const HostNetwork& p, const HostState& state, const ApplyOptions& o) {
   HostState after;
   std::vector<Change> renames = plan_renames(p, state, after);
   auto plan = plan_named(p, renames.empty() ? state : after, o);
@@ -383,7 +384,7 @@ Result<ChangePlan> plan_changes(const ApplyProfile& p, const HostState& state, c
 
 namespace {
 
-Result<ChangePlan> plan_named(const ApplyProfile& p, const HostState& state, const ApplyOptions& o) {
+Result<ChangePlan> plan_named(const HostNetwork& p, const HostState& state, const ApplyOptions& o) {
   ChangePlan plan;
   auto& out = plan.changes;
   std::set<std::string> released;  // members a removal frees of another master
@@ -394,7 +395,7 @@ Result<ChangePlan> plan_named(const ApplyProfile& p, const HostState& state, con
 
   // The links that carry each bond's configuration: the bond, or its members.
   struct Carrier {
-    const ProfileBond* bond;
+    const Bond* bond;
     std::string ifname;
     bool created;  // made by this plan (MAC and MTU already set)
   };
@@ -524,7 +525,7 @@ Result<ChangePlan> plan_named(const ApplyProfile& p, const HostState& state, con
           hops.push_back({via, b.name, false});
           continue;
         }
-        auto m = std::find_if(b.members.begin(), b.members.end(), [&](const MemberPort& m) {
+        auto m = std::find_if(b.members.begin(), b.members.end(), [&](const BondMember& m) {
           return (r.family == 4 ? m.gateway_ipv4 : m.gateway_ipv6) == via;
         });
         if (m == b.members.end()) {
@@ -596,7 +597,7 @@ Result<ChangePlan> plan_named(const ApplyProfile& p, const HostState& state, con
 
 }  // namespace
 
-std::vector<std::string> identity_problems(const ApplyProfile& p, const HostState& state, const std::string& identity,
+std::vector<std::string> identity_problems(const HostNetwork& p, const HostState& state, const std::string& identity,
                                            bool netns) {
   std::vector<std::string> problems;
   const bool named = identity == p.host ||
@@ -611,7 +612,7 @@ std::vector<std::string> identity_problems(const ApplyProfile& p, const HostStat
     for (const auto& m : b.members) {
       if (state.link(m.port) == nullptr && renamed_member(m, state) == nullptr) {
         problems.push_back(fmt::format("member port {} of {} does not exist here{}", m.port, b.name,
-                                       m.match_ifname.empty() && !m.match_mac ? "" : ", nor under the name or MAC its NIC map gives"));
+                                       !m.match ? "" : ", nor under the name or MAC its NIC map gives"));
       }
     }
   }

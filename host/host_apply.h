@@ -70,9 +70,9 @@ struct Change {
   std::string target;       // the interface, or the sysctl key
   std::string value;        // sysctl value, MAC, MTU, master
   std::string old_value;    // what it was; empty: nothing (a sysctl the kernel did not have yet)
-  const ProfileBond* bond = nullptr;  // create_bond, bond_options
+  const Bond* bond = nullptr;  // create_bond, bond_options
   BondState old_bond;       // bond_options: what the bond had
-  Prefix prefix;            // address, rule source, route destination
+  IpPrefix prefix;          // address, rule source, route destination
   bool no_prefix_route = false;  // add_address (--no-bond), remove_address: IFA_F_NOPREFIXROUTE
   int table = 0, priority = 0;
   int metric = 0;           // set_route, remove_route: the kernel's metric
@@ -103,17 +103,17 @@ struct ChangePlan {
 // member port missing, a link with a bond's name that is not a bond, a next
 // hop --no-bond cannot place on a member. The plan points into `profile`,
 // which must outlive it.
-Result<ChangePlan> plan_changes(const ApplyProfile& profile, const HostState& state, const ApplyOptions& options);
+Result<ChangePlan> plan_changes(const HostNetwork& profile, const HostState& state, const ApplyOptions& options);
 
 // The sysctl keys plan_changes() compares, for read_host_state().
-std::vector<std::string> sysctl_keys(const ApplyProfile& profile, const ApplyOptions& options);
+std::vector<std::string> sysctl_keys(const HostNetwork& profile, const ApplyOptions& options);
 
 // Does this profile belong here? `identity` is gethostname() or, with
 // --netns, the namespace's name (which may carry a prefix: the lab names a
 // host's namespace "<lab prefix>-<host>"). Problems, one sentence each:
 // another host's name; a member port that does not exist; a link already
 // carrying an hpnctl MAC (02:4e:<node ID>:<NIC>) of another node ID.
-std::vector<std::string> identity_problems(const ApplyProfile& profile, const HostState& state,
+std::vector<std::string> identity_problems(const HostNetwork& profile, const HostState& state,
                                            const std::string& identity, bool netns);
 
 // The side effects, one step at a time: NetlinkHostOps (host_netlink.h) for

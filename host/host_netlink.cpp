@@ -47,7 +47,7 @@ Result<int> ifindex(const std::string& ifname) {
 
 // RTM_NEWLINK of kind "bond" with its options as raw IFLA_BOND_* attributes
 // (libnl 3.7 has no setters for them; linux/if_link.h, bond_netlink.c).
-Status create_bond(nl_sock* sk, const ProfileBond& b) {
+Status create_bond(nl_sock* sk, const Bond& b) {
   nl_msg* msg = nlmsg_alloc_simple(RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
   if (msg == nullptr) return Error{"netlink: out of memory"};
   ifinfomsg ifi{};
@@ -145,7 +145,7 @@ Status set_bond_options(nl_sock* sk, const std::string& name, const BondState& b
   return {};
 }
 
-BondState bond_state_of(const ProfileBond& b) {
+BondState bond_state_of(const Bond& b) {
   BondState s;
   s.mode = std::string(to_string(b.mode));
   s.xmit_hash_policy = b.layer34 ? "layer3+4" : "layer2";
@@ -230,7 +230,7 @@ Status edit_link(nl_sock* sk, const std::string& name, const LinkEdit& e) {
   return {};
 }
 
-Result<AddrObj> address_object(const std::string& ifname, const Prefix& p) {
+Result<AddrObj> address_object(const std::string& ifname, const IpPrefix& p) {
   auto index = ifindex(ifname);
   if (!index) return index.error();
   auto local = nl::parse(p.address, p.length, p.family);

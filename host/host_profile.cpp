@@ -2,7 +2,6 @@
 
 #include "blueprint/input_file.h"
 
-#include <arpa/inet.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,42 +20,11 @@ namespace hpn::host {
 
 using nlohmann::json;
 
-bool parse_address(std::string_view text, int family, std::string& canonical) {
-  if (text.empty() || text.size() > INET6_ADDRSTRLEN) return false;
-  const std::string s(text);
-  unsigned char buf[16];
-  for (int f : {4, 6}) {
-    if (family != 0 && family != f) continue;
-    const int af = f == 4 ? AF_INET : AF_INET6;
-    if (inet_pton(af, s.c_str(), buf) == 1) {
-      char out[INET6_ADDRSTRLEN];
-      inet_ntop(af, buf, out, sizeof out);
-      canonical = out;
-      return true;
-    }
-  }
-  return false;
-}
-
-bool parse_prefix(std::string_view text, int family, Prefix& out) {
-  const auto slash = text.find('/');
-  if (slash == std::string_view::npos) return false;
-  const std::string_view len = text.substr(slash + 1);
-  if (len.empty() || len.size() > 3 || !std::all_of(len.begin(), len.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return false;
-  }
-  std::string address;
-  if (!parse_address(text.substr(0, slash), family, address)) return false;
-  const int f = address.find(':') == std::string::npos ? 4 : 6;
-  const int n = std::stoi(std::string(len));
-  if (n > (f == 4 ? 32 : 128)) return false;
-  out = Prefix{f, address, n};
-  return true;
-}
-
 namespace {
 
 constexpr int kMaxDepth = 32;
+// Past any port or bond there is (800 Gb/s ports today).
+constexpr int kMaxGbps = 1000000;
 
 // 1-based line and column of byte `offset` (clamped to the text).
 std::pair<size_t, size_t> line_col(std::string_view text, size_t offset) {
@@ -119,7 +87,7 @@ class Checker {
  public:
   explicit Checker(const json& root) : root_(root) {}
 
-  ApplyProfile run() {
+  HostNetwork run() {
     // Unknown keys, missing ones and wrong types, as the one description has them.
     if (auto problem = check_profile_shape(root_)) fail(problem->pointer, problem->message);
     const json& r = root_;
@@ -127,7 +95,7 @@ class Checker {
       fail("/format", "not an hpnctl host profile (expected \"hpnctl-host-profile\"; see hpnctl-profile(1))");
     }
     if (integer(r, "", "version", 0, 1000) != kProfileVersion) fail("/version", "profile version 1 is the only one this hpnctl reads");
-    ApplyProfile p;
+    HostNetwork p;
     p.host = string(r, "", "host");
     if (p.host.empty() || p.host.size() > 253 ||
         std::any_of(p.host.begin(), p.host.end(), [](char c) { return c == '/' || c <= ' ' || c == 0x7f; })) {
@@ -218,21 +186,27 @@ class Checker {
     const std::string text = optional_string(obj, at, key);
     if (text.empty()) return {};
     std::string canonical;
-    if (!parse_address(text, family, canonical)) fail(fmt::format("{}/{}", at, key), fmt::format("'{}' is not an IPv{} address", text, family));
+    if (!parse_ip_address(text, family, canonical)) fail(fmt::format("{}/{}", at, key), fmt::format("'{}' is not an IPv{} address", text, family));
     return canonical;
   }
-  std::optional<Prefix> prefix(const json& obj, const std::string& at, const char* key, int family) {
+  std::optional<IpPrefix> prefix(const json& obj, const std::string& at, const char* key, int family) {
     const std::string text = optional_string(obj, at, key);
     if (text.empty()) return std::nullopt;
-    Prefix p;
-    if (!parse_prefix(text, family, p)) fail(fmt::format("{}/{}", at, key), fmt::format("'{}' is not an IPv{} prefix", text, family));
+    IpPrefix p;
+    if (!parse_ip_prefix(text, family, p)) fail(fmt::format("{}/{}", at, key), fmt::format("'{}' is not an IPv{} prefix", text, family));
     return p;
   }
 
-  MemberPort member_port(const json& v, const std::string& at) {
+  BondMember member_port(const json& v, const std::string& at) {
     object(v, at);
-    MemberPort m;
+    BondMember m;
     m.port = ifname(v, at, "port");
+    // What the plan says of the port: read back as written, acted on by nothing.
+    m.speed_gbps = static_cast<int>(integer(v, at, "speed_gbps", 0, kMaxGbps));
+    m.cable = optional_string(v, at, "cable");
+    m.peer = optional_string(v, at, "peer");
+    m.peer_port = optional_string(v, at, "peer_port");
+    if (!v.at("plane").is_null()) m.plane = static_cast<int>(integer(v, at, "plane", 0, 255));
     m.gateway_ipv4 = address(v, at, "gateway_ipv4", 4);
     m.gateway_ipv6 = address(v, at, "gateway_ipv6", 6);
     if (const std::string mac = optional_string(v, at, "gateway_mac"); !mac.empty()) {
@@ -242,27 +216,31 @@ class Checker {
     }
     if (v.contains("match")) {
       const std::string mat = at + "/match";
-      object(v["match"], mat);
-      if (!v["match"].contains("ifname") || v["match"]["ifname"].is_null()) {
-        m.match_ifname.clear();
-      } else {
-        m.match_ifname = ifname(v["match"], mat, "ifname");
-      }
-      if (const std::string mac = optional_string(v["match"], mat, "mac"); !mac.empty()) {
+      const json& match = object(v["match"], mat);
+      PortMatch k;
+      if (match.contains("ifname") && !match["ifname"].is_null()) k.ifname = ifname(match, mat, "ifname");
+      if (const std::string mac = optional_string(match, mat, "mac"); !mac.empty()) {
         Mac b;
         if (!parse_mac(mac, b)) fail(mat + "/mac", fmt::format("'{}' is not a MAC address", mac));
-        m.match_mac = b;
+        k.mac = b;
       }
-      if (m.match_ifname.empty() && !m.match_mac) fail(mat, "names neither an interface nor a MAC");
+      if (k.ifname.empty() && !k.mac) fail(mat, "names neither an interface nor a MAC");
+      k.pci = optional_string(match, mat, "pci");
+      k.rdma = optional_string(match, mat, "rdma");
+      k.by = string(match, mat, "by");
+      m.match = std::move(k);
     }
     return m;
   }
 
-  ProfileBond bond(const json& v, const std::string& at) {
+  Bond bond(const json& v, const std::string& at) {
     object(v, at);
-    ProfileBond b;
+    Bond b;
     b.name = ifname(v, at, "name");
     b.nic = static_cast<int>(integer(v, at, "nic", 0, 255));
+    const std::string network = string(v, at, "network");
+    if (network != "backend" && network != "frontend") fail(at + "/network", "only \"backend\" or \"frontend\"");
+    b.backend = network == "backend";
     const json& members = array(member(v, at, "members"), at + "/members", 1, 8);
     for (size_t i = 0; i < members.size(); ++i) b.members.push_back(member_port(members[i], fmt::format("{}/members/{}", at, i)));
     const std::string mac = string(v, at, "mac");
@@ -277,6 +255,7 @@ class Checker {
     const std::string hash = optional_string(v, at, "xmit_hash_policy");
     if (!hash.empty() && hash != "layer3+4") fail(at + "/xmit_hash_policy", fmt::format("'{}': only layer3+4 (or null)", hash));
     b.layer34 = !hash.empty();
+    b.speed_gbps = static_cast<int>(integer(v, at, "speed_gbps", 0, kMaxGbps));
     const std::string mon_at = at + "/monitor";
     const json& mon = object(member(v, at, "monitor"), mon_at);
     const std::string kind = string(mon, mon_at, "kind");
@@ -288,7 +267,7 @@ class Checker {
       for (size_t i = 0; i < targets.size(); ++i) {
         const std::string here = fmt::format("{}/arp_ip_targets/{}", mon_at, i);
         std::string canonical;
-        if (!targets[i].is_string() || !parse_address(targets[i].get_ref<const std::string&>(), 4, canonical)) {
+        if (!targets[i].is_string() || !parse_ip_address(targets[i].get_ref<const std::string&>(), 4, canonical)) {
           fail(here, "expected an IPv4 address");
         }
         b.arp_targets.push_back(canonical);
@@ -307,10 +286,12 @@ class Checker {
       if (string(v, at, "lacp_rate") != "fast") fail(at + "/lacp_rate", "only \"fast\"");
       b.lacp_fast = true;
     }
+    b.table = table(v, at);
     const json& routes = array(member(v, at, "routes"), at + "/routes", 0, 64);
     for (size_t i = 0; i < routes.size(); ++i) b.routes.push_back(route(routes[i], fmt::format("{}/routes/{}", at, i)));
     const json& rules = array(member(v, at, "rules"), at + "/rules", 0, 64);
     for (size_t i = 0; i < rules.size(); ++i) b.rules.push_back(rule(rules[i], fmt::format("{}/rules/{}", at, i)));
+    b.rdma_device = optional_string(v, at, "rdma_device");
     return b;
   }
 
@@ -326,9 +307,9 @@ class Checker {
     return static_cast<int>(t);
   }
 
-  ProfileRoute route(const json& v, const std::string& at) {
+  BondRoute route(const json& v, const std::string& at) {
     object(v, at);
-    ProfileRoute r;
+    BondRoute r;
     r.family = family(v, at);
     auto to = prefix(v, at, "to", r.family);
     if (!to) fail(at + "/to", "missing destination");
@@ -336,7 +317,7 @@ class Checker {
     const json& via = array(member(v, at, "via"), at + "/via", 1, 16);
     for (size_t i = 0; i < via.size(); ++i) {
       std::string canonical;
-      if (!via[i].is_string() || !parse_address(via[i].get_ref<const std::string&>(), r.family, canonical)) {
+      if (!via[i].is_string() || !parse_ip_address(via[i].get_ref<const std::string&>(), r.family, canonical)) {
         fail(fmt::format("{}/via/{}", at, i), fmt::format("expected an IPv{} address", r.family));
       }
       if (std::find(r.via.begin(), r.via.end(), canonical) != r.via.end()) fail(fmt::format("{}/via/{}", at, i), "next hop given twice");
@@ -346,9 +327,9 @@ class Checker {
     return r;
   }
 
-  ProfileRule rule(const json& v, const std::string& at) {
+  BondRule rule(const json& v, const std::string& at) {
     object(v, at);
-    ProfileRule r;
+    BondRule r;
     r.family = family(v, at);
     auto from = prefix(v, at, "from", r.family);
     if (!from) fail(at + "/from", "missing source prefix");
@@ -358,9 +339,9 @@ class Checker {
     return r;
   }
 
-  ProfileSysctl sysctl(const json& v, const std::string& at) {
+  Sysctl sysctl(const json& v, const std::string& at) {
     object(v, at);
-    ProfileSysctl s{string(v, at, "key", 128), string(v, at, "value", 20)};
+    Sysctl s{string(v, at, "key", 128), string(v, at, "value", 20)};
     // net.ipv4.* or net.ipv6.*, components of [a-z0-9_-]: the key becomes a
     // path under /proc/sys, so nothing else may reach the file system.
     bool ok = s.key.rfind("net.ipv4.", 0) == 0 || s.key.rfind("net.ipv6.", 0) == 0;
@@ -387,7 +368,7 @@ class Checker {
 
 }  // namespace
 
-Result<ApplyProfile> parse_apply_profile(std::string_view text, const std::string& source) {
+Result<HostNetwork> parse_apply_profile(std::string_view text, const std::string& source) {
   if (text.size() > kMaxProfileBytes) {
     return Error{fmt::format("{}: {} bytes is too large for a host profile (at most {})", source, text.size(), kMaxProfileBytes)};
   }
@@ -415,7 +396,7 @@ Result<ApplyProfile> parse_apply_profile(std::string_view text, const std::strin
   }
 }
 
-Result<ApplyProfile> read_apply_profile(const std::string& path) {
+Result<HostNetwork> read_apply_profile(const std::string& path) {
   auto text = read_input_file(path, "a host profile", kMaxProfileBytes);
   if (!text) return text.error();
   return parse_apply_profile(text.value(), path);

@@ -11,7 +11,7 @@
 
 #include "blueprint/result.h"
 #include "system/sysctl.h"
-#include "host/host_profile.h"
+#include "blueprint/host_network.h"
 
 namespace hpn::host {
 
@@ -38,7 +38,7 @@ struct LinkState {
 
 struct AddressState {
   std::string ifname;
-  Prefix prefix;
+  IpPrefix prefix;
   bool link_scope = false;       // fe80::/10 and the like: the kernel's own, made again with the link
   bool no_prefix_route = false;  // IFA_F_NOPREFIXROUTE
 };
@@ -52,7 +52,7 @@ struct NextHopState {
 
 struct RouteState {
   int family = 4;
-  Prefix to;
+  IpPrefix to;
   int table = 254;
   int protocol = 0;
   int metric = 0;  // RTA_PRIORITY, as the kernel stores it (IPv6 makes 0 into 1024)
@@ -71,7 +71,7 @@ inline int kernel_metric(int family, int metric) { return family == 6 && metric 
 
 struct RuleState {
   int family = 4;
-  Prefix from;  // length 0: any source
+  IpPrefix from;  // length 0: any source
   int table = 0;
   int priority = 0;
 };

@@ -32,6 +32,15 @@ std::vector<const PanelPort*> nic_ports(const Panel& panel, int nic) {
   return out;
 }
 
+// An address or prefix of the blueprint or its spec, which check_design()
+// accepted; canonicalised, as host apply compares them with the kernel's.
+IpPrefix prefix(const std::string& text) {
+  IpPrefix p;
+  (void)parse_ip_prefix(text, 0, p);
+  return p;
+}
+IpPrefix prefix(const std::string& address, int length) { return prefix(address + "/" + std::to_string(length)); }
+
 }  // namespace
 
 Result<ProfileBuilder> ProfileBuilder::create(const Blueprint& bp, const ProfileOptions& options) {
@@ -125,13 +134,13 @@ Bond ProfileBuilder::make_bond(int device, const Interface& row) const {
   b.name = row.name;
   b.nic = row.nic;
   b.backend = row.nic > 0;
-  b.mac = row.mac;
+  (void)parse_mac(row.mac, b.mac);  // bond_mac(): the blueprint writes only MACs of its scheme
   b.mtu = b.backend ? mtu_ : t.frontend_mtu;
-  b.ipv4 = row.ipv4;
-  b.ipv4_len = row.ipv4_len;
-  b.ipv6 = row.ipv6;
-  b.ipv6_len = row.ipv6_len;
+  if (!row.ipv4.empty()) b.ipv4 = prefix(row.ipv4, row.ipv4_len);
+  if (!row.ipv6.empty()) b.ipv6 = prefix(row.ipv6, row.ipv6_len);
   b.mode = mode_;
+  b.layer34 = mode_ != BondMode::active_backup;
+  b.lacp_fast = mode_ == BondMode::lacp;
   std::vector<int> speeds;
   for (const PanelPort* port : nic_ports(bp.panels[host.panel], row.nic)) {
     BondMember m;
@@ -149,7 +158,7 @@ Bond ProfileBuilder::make_bond(int device, const Interface& row) const {
       if (int g = gateway_[c.z_device]; g >= 0) {
         m.gateway_ipv4 = bp.interfaces[g].ipv4;
         m.gateway_ipv6 = bp.interfaces[g].ipv6;
-        m.gateway_mac = bp.interfaces[g].mac;
+        if (Mac mac; parse_mac(bp.interfaces[g].mac, mac)) m.gateway_mac = mac;
       }
       break;
     }
@@ -173,7 +182,7 @@ Bond ProfileBuilder::make_bond(int device, const Interface& row) const {
   if (b.arp_monitor) {
     b.arp_interval_ms = t.arp_interval_ms;
     b.arp_targets = via4;
-    b.arp_validate = mode_ == BondMode::active_backup ? "active" : "all";
+    b.arp_validate_all = mode_ != BondMode::active_backup;
   } else {
     b.miimon_ms = t.miimon_ms;
   }
@@ -187,20 +196,20 @@ Bond ProfileBuilder::make_bond(int device, const Interface& row) const {
     b.table = kBackendTableBase + b.nic;
     b.rdma_device = b.name;
     const auto& a = spec_.addressing;
-    if (!b.ipv4.empty() && !via4.empty()) {
-      b.routes.push_back({4, a.backend_ipv4, via4, b.table});
-      if (!a.loopback_ipv4.empty()) b.routes.push_back({4, a.loopback_ipv4, via4, b.table});
-      b.rules.push_back({4, b.ipv4 + "/32", b.table, b.table});
+    if (b.ipv4 && !via4.empty()) {
+      b.routes.push_back({4, prefix(a.backend_ipv4), via4, b.table});
+      if (!a.loopback_ipv4.empty()) b.routes.push_back({4, prefix(a.loopback_ipv4), via4, b.table});
+      b.rules.push_back({4, prefix(b.ipv4->address, 32), b.table, b.table});
     }
-    if (!b.ipv6.empty() && !via6.empty()) {
-      b.routes.push_back({6, a.backend_ipv6, via6, b.table});
-      if (!a.loopback_ipv6.empty()) b.routes.push_back({6, a.loopback_ipv6, via6, b.table});
-      b.rules.push_back({6, b.ipv6 + "/128", b.table, b.table});
+    if (b.ipv6 && !via6.empty()) {
+      b.routes.push_back({6, prefix(a.backend_ipv6), via6, b.table});
+      if (!a.loopback_ipv6.empty()) b.routes.push_back({6, prefix(a.loopback_ipv6), via6, b.table});
+      b.rules.push_back({6, prefix(b.ipv6->address, 128), b.table, b.table});
     }
   } else {
     // The front end is the host's way to everything else.
-    if (!via4.empty()) b.routes.push_back({4, "0.0.0.0/0", via4, kMainTable});
-    if (!via6.empty()) b.routes.push_back({6, "::/0", via6, kMainTable});
+    if (!via4.empty()) b.routes.push_back({4, prefix("0.0.0.0/0"), via4, kMainTable});
+    if (!via6.empty()) b.routes.push_back({6, prefix("::/0"), via6, kMainTable});
   }
   return b;
 }

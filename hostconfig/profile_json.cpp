@@ -7,6 +7,8 @@ using nlohmann::ordered_json;
 namespace {
 
 ordered_json or_null(const std::string& s) { return s.empty() ? ordered_json(nullptr) : ordered_json(s); }
+ordered_json or_null(const std::optional<Mac>& mac) { return mac ? ordered_json(to_string(*mac)) : ordered_json(nullptr); }
+ordered_json or_null(const std::optional<IpPrefix>& p) { return p ? ordered_json(p->text()) : ordered_json(nullptr); }
 
 ordered_json member_json(const BondMember& m) {
   ordered_json j;
@@ -26,7 +28,7 @@ ordered_json member_json(const BondMember& m) {
     k["mac"] = or_null(m.match->mac);
     k["pci"] = or_null(m.match->pci);
     k["rdma"] = or_null(m.match->rdma);
-    k["by"] = m.match->how;
+    k["by"] = m.match->by;
     j["match"] = k;
   }
   return j;
@@ -39,34 +41,34 @@ ordered_json bond_json(const Bond& b) {
   j["network"] = b.backend ? "backend" : "frontend";
   j["members"] = ordered_json::array();
   for (const auto& m : b.members) j["members"].push_back(member_json(m));
-  j["mac"] = b.mac;
+  j["mac"] = to_string(b.mac);
   j["mtu"] = b.mtu;
-  j["ipv4"] = b.ipv4.empty() ? ordered_json(nullptr) : ordered_json(b.ipv4 + "/" + std::to_string(b.ipv4_len));
-  j["ipv6"] = b.ipv6.empty() ? ordered_json(nullptr) : ordered_json(b.ipv6 + "/" + std::to_string(b.ipv6_len));
+  j["ipv4"] = or_null(b.ipv4);
+  j["ipv6"] = or_null(b.ipv6);
   j["mode"] = std::string(to_string(b.mode));
-  j["xmit_hash_policy"] = b.mode == BondMode::active_backup ? ordered_json(nullptr) : ordered_json("layer3+4");
+  j["xmit_hash_policy"] = b.layer34 ? ordered_json("layer3+4") : ordered_json(nullptr);
   j["speed_gbps"] = b.speed_gbps;
   ordered_json mon;
   if (b.arp_monitor) {
     mon["kind"] = "arp";
     mon["arp_interval_ms"] = b.arp_interval_ms;
     mon["arp_ip_targets"] = b.arp_targets;
-    mon["arp_validate"] = b.arp_validate;
+    mon["arp_validate"] = arp_validate_name(b);
     mon["arp_all_targets"] = "any";
   } else {
     mon["kind"] = "mii";
     mon["miimon_ms"] = b.miimon_ms;
   }
   j["monitor"] = mon;
-  if (b.mode == BondMode::lacp) j["lacp_rate"] = "fast";
+  if (b.lacp_fast) j["lacp_rate"] = "fast";
   j["table"] = b.table;
   j["routes"] = ordered_json::array();
   for (const auto& r : b.routes) {
-    j["routes"].push_back({{"family", r.family}, {"to", r.to}, {"via", r.via}, {"table", r.table}});
+    j["routes"].push_back({{"family", r.family}, {"to", r.to.text()}, {"via", r.via}, {"table", r.table}});
   }
   j["rules"] = ordered_json::array();
   for (const auto& r : b.rules) {
-    j["rules"].push_back({{"family", r.family}, {"from", r.from}, {"table", r.table}, {"priority", r.priority}});
+    j["rules"].push_back({{"family", r.family}, {"from", r.from.text()}, {"table", r.table}, {"priority", r.priority}});
   }
   j["rdma_device"] = or_null(b.rdma_device);
   return j;

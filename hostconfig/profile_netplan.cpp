@@ -23,20 +23,21 @@ void bond_yaml(std::string& s, const Bond& b) {
   s += fmt::format("    {}:\n      interfaces: [", b.name);
   for (size_t i = 0; i < b.members.size(); ++i) s += (i ? ", " : "") + b.members[i].port;
   s += "]\n";
-  s += fmt::format("      macaddress: {}\n      mtu: {}\n", q(b.mac), b.mtu);
+  s += fmt::format("      macaddress: {}\n      mtu: {}\n", q(to_string(b.mac)), b.mtu);
   s += "      dhcp4: false\n      dhcp6: false\n      accept-ra: false\n";
-  if (!b.ipv4.empty() || !b.ipv6.empty()) {
+  if (b.ipv4 || b.ipv6) {
     s += "      addresses:\n";
-    if (!b.ipv4.empty()) s += fmt::format("        - {}\n", q(fmt::format("{}/{}", b.ipv4, b.ipv4_len)));
-    if (!b.ipv6.empty()) s += fmt::format("        - {}\n", q(fmt::format("{}/{}", b.ipv6, b.ipv6_len)));
+    if (b.ipv4) s += fmt::format("        - {}\n", q(b.ipv4->text()));
+    if (b.ipv6) s += fmt::format("        - {}\n", q(b.ipv6->text()));
   }
   s += fmt::format("      parameters:\n        mode: {}\n", to_string(b.mode));
-  if (b.mode != BondMode::active_backup) s += "        transmit-hash-policy: layer3+4\n";
-  if (b.mode == BondMode::lacp) s += "        lacp-rate: fast\n        min-links: 1\n";
+  if (b.layer34) s += "        transmit-hash-policy: layer3+4\n";
+  if (b.lacp_fast) s += "        lacp-rate: fast\n";
+  if (b.mode == BondMode::lacp) s += "        min-links: 1\n";
   if (b.arp_monitor) {
     s += fmt::format("        arp-interval: {}\n        arp-ip-targets: [", b.arp_interval_ms);
     for (size_t i = 0; i < b.arp_targets.size(); ++i) s += (i ? ", " : "") + q(b.arp_targets[i]);
-    s += fmt::format("]\n        arp-validate: {}\n        arp-all-targets: any\n", b.arp_validate);
+    s += fmt::format("]\n        arp-validate: {}\n        arp-all-targets: any\n", arp_validate_name(b));
   } else {
     s += fmt::format("        mii-monitor-interval: {}\n", b.miimon_ms);
   }
@@ -44,7 +45,7 @@ void bond_yaml(std::string& s, const Bond& b) {
     s += "      routes:\n";
     for (const auto& r : b.routes) {
       for (size_t i = 0; i < r.via.size(); ++i) {
-        s += fmt::format("        - to: {}\n          via: {}\n", q(r.to), q(r.via[i]));
+        s += fmt::format("        - to: {}\n          via: {}\n", q(r.to.text()), q(r.via[i]));
         if (r.table != kMainTable) s += fmt::format("          table: {}\n", r.table);
         s += fmt::format("          metric: {}\n", 100 + i);
       }
@@ -53,7 +54,7 @@ void bond_yaml(std::string& s, const Bond& b) {
   if (!b.rules.empty()) {
     s += "      routing-policy:\n";
     for (const auto& r : b.rules) {
-      s += fmt::format("        - from: {}\n          table: {}\n          priority: {}\n", q(r.from), r.table,
+      s += fmt::format("        - from: {}\n          table: {}\n          priority: {}\n", q(r.from.text()), r.table,
                        r.priority);
     }
   }
@@ -77,8 +78,9 @@ std::string netplan_yaml(const HostProfile& p) {
         // With a NIC map, netplan names the port itself (it writes the
         // .link): by its MAC, or by the kernel's name when the map gave
         // only that (as link/10-hpnctl-PORT.link does).
-        if (m.match && !m.match->mac.empty()) {
-          s += fmt::format("      match:\n        macaddress: {}\n      set-name: {}\n", q(m.match->mac), m.port);
+        if (m.match && m.match->mac) {
+          s += fmt::format("      match:\n        macaddress: {}\n      set-name: {}\n", q(to_string(*m.match->mac)),
+                           m.port);
         } else if (m.match && !m.match->ifname.empty()) {
           s += fmt::format("      match:\n        name: {}\n      set-name: {}\n", q(m.match->ifname), m.port);
         }

@@ -20,18 +20,19 @@ std::string header(const HostProfile& p) {
 
 std::string netdev(const HostProfile& p, const Bond& b) {
   std::string s = header(p);
-  s += fmt::format("\n[NetDev]\nName={}\nKind=bond\nMACAddress={}\nMTUBytes={}\n", b.name, b.mac, b.mtu);
+  s += fmt::format("\n[NetDev]\nName={}\nKind=bond\nMACAddress={}\nMTUBytes={}\n", b.name, to_string(b.mac), b.mtu);
   s += fmt::format("\n[Bond]\nMode={}\n", to_string(b.mode));
-  if (b.mode != BondMode::active_backup) s += "TransmitHashPolicy=layer3+4\n";
-  if (b.mode == BondMode::lacp) s += "LACPTransmitRate=fast\nMinLinks=1\n";
+  if (b.layer34) s += "TransmitHashPolicy=layer3+4\n";
+  if (b.lacp_fast) s += "LACPTransmitRate=fast\n";
+  if (b.mode == BondMode::lacp) s += "MinLinks=1\n";
   if (b.arp_monitor) {
     std::string targets;
     for (const auto& t : b.arp_targets) targets += (targets.empty() ? "" : " ") + t;
     // Validate ARP replies (on every member in balance-xor): a member is up
     // only while its own ToR answers, which catches a link broken in one
-    // direction. profile.h says why active-backup validates the active only.
+    // direction. host_network.h says why active-backup validates the active only.
     s += fmt::format("ARPIntervalSec={}ms\nARPIPTargets={}\nARPValidate={}\nARPAllTargets=any\n",
-                     b.arp_interval_ms, targets, b.arp_validate);
+                     b.arp_interval_ms, targets, arp_validate_name(b));
   } else {
     s += fmt::format("MIIMonitorSec={}ms\n", b.miimon_ms);
   }
@@ -41,27 +42,27 @@ std::string netdev(const HostProfile& p, const Bond& b) {
 std::string bond_network(const HostProfile& p, const Bond& b) {
   std::string s = header(p);
   s += fmt::format("\n[Match]\nName={}\n\n[Network]\n", b.name);
-  if (!b.ipv4.empty()) s += fmt::format("Address={}/{}\n", b.ipv4, b.ipv4_len);
-  if (!b.ipv6.empty()) s += fmt::format("Address={}/{}\n", b.ipv6, b.ipv6_len);
+  if (b.ipv4) s += fmt::format("Address={}\n", b.ipv4->text());
+  if (b.ipv6) s += fmt::format("Address={}\n", b.ipv6->text());
   s += "IPv6AcceptRA=no\n";
   for (const auto& r : b.routes) {
-    s += fmt::format("\n[Route]\nDestination={}\n", r.to);
+    s += fmt::format("\n[Route]\nDestination={}\n", r.to.text());
     if (r.table != kMainTable) s += fmt::format("Table={}\n", r.table);
     // One route, a next hop per ToR (ECMP), rather than one route per ToR.
     for (const auto& via : r.via) s += fmt::format("MultiPathRoute={}@{}\n", via, b.name);
   }
   for (const auto& r : b.rules) {
-    s += fmt::format("\n[RoutingPolicyRule]\nFrom={}\nTable={}\nPriority={}\n", r.from, r.table, r.priority);
+    s += fmt::format("\n[RoutingPolicyRule]\nFrom={}\nTable={}\nPriority={}\n", r.from.text(), r.table, r.priority);
   }
   // The gateways' neighbours, pinned: a ToR that stops answering ARP or ND
   // does not make the bond's traffic to it stall on resolution.
   std::vector<std::string> pinned;
   for (const auto& m : b.members) {
     for (const std::string* gateway : {&m.gateway_ipv4, &m.gateway_ipv6}) {
-      if (gateway->empty() || m.gateway_mac.empty()) continue;
+      if (gateway->empty() || !m.gateway_mac) continue;
       if (std::find(pinned.begin(), pinned.end(), *gateway) != pinned.end()) continue;
       pinned.push_back(*gateway);
-      s += fmt::format("\n[Neighbor]\nAddress={}\nLinkLayerAddress={}\n", *gateway, m.gateway_mac);
+      s += fmt::format("\n[Neighbor]\nAddress={}\nLinkLayerAddress={}\n", *gateway, to_string(*m.gateway_mac));
     }
   }
   return s;

@@ -101,9 +101,9 @@ struct LabPlan {
   // The machine's neighbour-table limits the switches' sets carry
   // (net.ipv*.neigh.default.gc_thresh*): key -> the largest value.
   std::map<std::string, long> machine_sysctls;
-  // Host node -> its profile, as `hpnctl profile` writes it and `hpnctl
-  // host apply` reads it back.
-  std::map<int, host::ApplyProfile> profiles;
+  // Host node -> its network, as `hpnctl profile` builds it and `hpnctl
+  // host apply` acts on it.
+  std::map<int, HostNetwork> profiles;
   std::vector<ExpectedSession> sessions;
   std::map<int, std::set<std::string>> host_routes;  // ToR node -> "address/128", "address/32" it must route
   std::map<int, std::string> late_faults;            // node -> its converged-phase nft script

@@ -7,7 +7,6 @@
 
 #include "lab/faults.h"
 #include "hostconfig/profile.h"
-#include "hostconfig/profile_json.h"
 
 namespace hpn::lab {
 
@@ -126,16 +125,15 @@ std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTop
 
 static_assert(kHostTableBase == kBackendTableBase, "the forwarding model routes hosts by their profiles' tables");
 
-Result<std::map<int, host::ApplyProfile>> host_profiles(const Blueprint& bp, const LabTopology& t) {
-  std::map<int, host::ApplyProfile> out;
+Result<std::map<int, HostNetwork>> host_profiles(const Blueprint& bp, const LabTopology& t) {
+  std::map<int, HostNetwork> out;
   auto builder = ProfileBuilder::create(bp, {});
   if (!builder) return builder.error();
   for (size_t n = 0; n < t.nodes.size(); ++n) {
     if (!t.nodes[n].is_host) continue;
-    const HostProfile profile = builder->build(t.nodes[n].device);
-    auto parsed = host::parse_apply_profile(profile_json(profile).dump(2), "profile of " + profile.host);
-    if (!parsed) return parsed.error();
-    out.emplace(static_cast<int>(n), std::move(parsed.value()));
+    HostNetwork network = builder->build(t.nodes[n].device);  // the profile's network part
+    network.source = "profile of " + network.host;  // what host apply's messages name
+    out.emplace(static_cast<int>(n), std::move(network));
   }
   return out;
 }

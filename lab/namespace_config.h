@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "blueprint/model.h"
-#include "host/host_profile.h"
+#include "blueprint/host_network.h"
 #include "lab/lab_topology.h"
 #include "lab/network_ops.h"
 #include "lab/routing.h"
@@ -41,9 +41,11 @@ std::vector<const switchconfig::SwitchConfig*> config_pointers(
 std::vector<NamespaceConfig> namespace_configs(const Blueprint& bp, const LabTopology& topology,
                                                const std::vector<const switchconfig::SwitchConfig*>& switches);
 
-// Every lab host's profile by node, made and read back as `hpnctl profile`
-// writes it and `hpnctl host apply` reads it: lab up applies them, so the
-// lab's hosts run the production configuration, not one of the lab's own.
-Result<std::map<int, host::ApplyProfile>> host_profiles(const Blueprint& bp, const LabTopology& topology);
+// Every lab host's network by node, as `hpnctl profile` builds it (the
+// network part of its profile, which `hpnctl host apply` reads back from
+// profile.json as the same value: tests/hostconfig/profile_round_trip_test.cpp):
+// lab up applies them, so the lab's hosts run the production configuration,
+// not one of the lab's own.
+Result<std::map<int, HostNetwork>> host_profiles(const Blueprint& bp, const LabTopology& topology);
 
 }  // namespace hpn::lab

@@ -605,7 +605,7 @@ Result<std::vector<RuleState>> NetlinkOps::rules(const std::string& netns) {
   return out;
 }
 
-Result<size_t> NetlinkOps::apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) {
+Result<size_t> NetlinkOps::apply_host(const std::string& netns, const HostNetwork& profile, bool no_bond) {
   size_t made = 0;
   auto done = run_in_netns(netns, [&]() -> Status {
     const host::ApplyOptions options{.no_bond = no_bond};
@@ -673,7 +673,7 @@ Result<size_t> NetlinkOps::apply_switch(const std::string& netns, const std::str
   return made;
 }
 
-Status NetlinkOps::announce_host(const std::string& netns, const host::ApplyProfile& profile,
+Status NetlinkOps::announce_host(const std::string& netns, const HostNetwork& profile,
                                  const std::set<std::string>& dark) {
   auto done = run_in_netns(netns, [&]() -> Status {
     auto state = host::read_host_state({});

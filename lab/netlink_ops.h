@@ -27,10 +27,10 @@ class NetlinkOps final : public NetworkOps {
   Status raise_machine_sysctls(const std::map<std::string, long>& at_least) override;
   Result<std::vector<RouteState>> routes(const std::string& netns) override;
   Result<std::vector<RuleState>> rules(const std::string& netns) override;
-  Result<size_t> apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) override;
+  Result<size_t> apply_host(const std::string& netns, const HostNetwork& profile, bool no_bond) override;
   Result<size_t> apply_switch(const std::string& netns, const std::string& dir,
                               const std::vector<switchconfig::SwitchFile>& files) override;
-  Status announce_host(const std::string& netns, const host::ApplyProfile& profile,
+  Status announce_host(const std::string& netns, const HostNetwork& profile,
                        const std::set<std::string>& dark) override;
   Status remove_tree(const std::string& path) override;
   Result<bool> claim_directory(const std::string& path) override;

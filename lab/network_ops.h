@@ -12,7 +12,7 @@
 
 #include "blueprint/result.h"
 #include "lab/frr.h"
-#include "host/host_profile.h"
+#include "blueprint/host_network.h"
 #include "switch/host_routes.h"
 #include "lab/lab_topology.h"
 #include "lab/routing.h"
@@ -139,7 +139,7 @@ class NetworkOps {
   // NETNS [--no-bond]` with its profile, by the same code (host_apply.h).
   // A profile that conflicts with what the namespace holds is refused; a
   // failed apply is rolled back. Returns the number of changes made.
-  virtual Result<size_t> apply_host(const std::string& netns, const host::ApplyProfile& profile, bool no_bond) = 0;
+  virtual Result<size_t> apply_host(const std::string& netns, const HostNetwork& profile, bool no_bond) = 0;
   // A lab switch, configured as a real one is: its file set (`files`, as
   // `hpnctl config --all --bring-up` writes them for it) written into
   // `dir`, then `hpnctl switch apply DIR --netns NETNS` by the same code
@@ -152,7 +152,7 @@ class NetworkOps {
   // unsolicited neighbour advertisement out of every member port
   // (host_announce.h), but the `dark` ones: ports whose cable is down or
   // missing, where nothing would leave.
-  virtual Status announce_host(const std::string& netns, const host::ApplyProfile& profile,
+  virtual Status announce_host(const std::string& netns, const HostNetwork& profile,
                                const std::set<std::string>& dark) = 0;
   // Removes a directory the lab made (FRR's files), with what it holds.
   virtual Status remove_tree(const std::string& path) = 0;

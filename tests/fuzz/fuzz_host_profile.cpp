@@ -1,4 +1,4 @@
-// The host-profile reader of `host apply` (dataplane/host_profile.h): a
+// The host-profile reader of `host apply` (host/host_profile.h): a
 // profile copied to a host, maybe edited by hand, read as root.
 #include "host/host_profile.h"
 #include "fuzz_util.h"

@@ -9,6 +9,7 @@
 
 namespace {
 
+using namespace hpn;
 using namespace hpn::host;
 
 const Mac kMac{0x02, 0x4e, 0x10, 0x00, 0x00, 0x01};

@@ -16,17 +16,18 @@
 
 namespace {
 
+using namespace hpn;
 using namespace hpn::host;
 using hpn::Error;
 using hpn::Status;
 
-ApplyProfile lab_profile() {
+HostNetwork lab_profile() {
   auto p = parse_apply_profile(hpn::test::lab_profile_text(), "h0.json");
   REQUIRE(p.ok());
   return p.value();
 }
 
-ApplyProfile profile_from(const std::string& text) {
+HostNetwork profile_from(const std::string& text) {
   auto p = parse_apply_profile(text, "h0.json");
   REQUIRE(p.ok());
   return p.value();
@@ -34,7 +35,7 @@ ApplyProfile profile_from(const std::string& text) {
 
 // A host as the lab builds one: four veth ports, down, MTU 1500, sysctls at
 // the kernel's defaults.
-HostState fresh_host(const ApplyProfile& p, const ApplyOptions& o) {
+HostState fresh_host(const HostNetwork& p, const ApplyOptions& o) {
   HostState s;
   s.links.push_back({"lo", 1, "", "00:00:00:00:00:00", 65536, true, ""});
   int index = 2;
@@ -441,7 +442,7 @@ namespace {
 // A host as a real one is found: a DHCP default route at metric 100 on
 // eth0, an unrelated route in table 1001, and (where asked) a member port
 // with an address and a route of its own, and one enslaved to a bridge.
-HostState lived_in_host(const ApplyProfile& p, bool member_clutter) {
+HostState lived_in_host(const HostNetwork& p, bool member_clutter) {
   HostState s = fresh_host(p, {});
   s.links.push_back({"eth0", 20, "", "52:54:00:12:34:56", 1500, true, ""});
   s.addresses.push_back({"eth0", {4, "192.168.100.10", 24}});
@@ -637,7 +638,7 @@ std::string mapped_profile_text() {
   return j.dump();
 }
 
-HostState kernel_named_host(const ApplyProfile& p, const ApplyOptions& o) {
+HostState kernel_named_host(const HostNetwork& p, const ApplyOptions& o) {
   HostState s = fresh_host(p, o);
   for (int i = 0; i < 4; ++i) s.links[static_cast<size_t>(i) + 1].name = kKernelNames[i];
   return s;
@@ -697,7 +698,7 @@ TEST_CASE("host apply --format json: every kind of step the planner makes is as 
   // and not, a lived-in one whose clutter is removed, a bond with other
   // options, a NIC map's renames, a route replaced, pinned neighbours.
   std::vector<Change> changes;
-  auto add = [&](const ApplyProfile& profile, const HostState& state, const ApplyOptions& o) {
+  auto add = [&](const HostNetwork& profile, const HostState& state, const ApplyOptions& o) {
     auto plan = plan_changes(profile, state, o);
     REQUIRE(plan.ok());
     changes.insert(changes.end(), plan->changes.begin(), plan->changes.end());

@@ -13,6 +13,7 @@
 
 namespace {
 
+using namespace hpn;
 using namespace hpn::host;
 using hpn::test::TempDir;
 
@@ -103,6 +104,38 @@ TEST_CASE("host profile: wrong values are named by their JSON pointer", "[host]"
   CHECK(error_of(edited([](auto& j) { j["bonds"][0].erase("monitor"); })) == "h0.json: /bonds/0: missing key 'monitor'");
   CHECK(error_of(edited([](auto& j) { j["node_id"] = -1; })) == "h0.json: /node_id: -1 is outside 0..16777214");
   CHECK(error_of(edited([](auto& j) { j["node_id"] = 1.5; })) == "h0.json: /node_id: expected an integer, found a number");
+}
+
+// Read back as written, so that the value equals the planner's
+// (tests/hostconfig/profile_round_trip_test.cpp); host apply acts on none of it.
+TEST_CASE("host profile: what the plan says of a bond and its ports is read back, and range-checked", "[host]") {
+  auto r = parse_apply_profile(lab_profile_text(), "h0.json");
+  REQUIRE(r.ok());
+  const Bond& b = r.value().bonds[0];
+  CHECK(b.backend);
+  CHECK(b.speed_gbps == 400);
+  CHECK(b.table == 1001);
+  CHECK(b.rdma_device == "bond1");
+  const BondMember& m = b.members[0];
+  CHECK(m.speed_gbps == 200);
+  CHECK(m.cable == "C0H00001");
+  CHECK(m.peer == "tor-p0-s00-r1a");
+  CHECK(m.peer_port == "etp1a");
+  CHECK(m.plane == 1);
+  CHECK(m.gateway_mac == Mac{0x02, 0x48, 0x50, 0x4e, 0x00, 0x01});
+  CHECK_FALSE(m.match);
+
+  CHECK(error_of(edited([](auto& j) { j["bonds"][0]["network"] = "storage"; })) ==
+        "h0.json: /bonds/0/network: only \"backend\" or \"frontend\"");
+  CHECK(error_of(edited([](auto& j) { j["bonds"][0]["members"][1]["plane"] = 256; })) ==
+        "h0.json: /bonds/0/members/1/plane: 256 is outside 0..255");
+  CHECK(error_of(edited([](auto& j) { j["bonds"][0]["speed_gbps"] = -1; })) ==
+        "h0.json: /bonds/0/speed_gbps: -1 is outside 0..1000000");
+  CHECK(error_of(edited([](auto& j) { j["bonds"][1]["table"] = 255; })) ==
+        "h0.json: /bonds/1/table: table 255 is the kernel's local table");
+  auto unplanned = parse_apply_profile(edited([](auto& j) { j["bonds"][0]["members"][1]["plane"] = nullptr; }), "h0.json");
+  REQUIRE(unplanned.ok());
+  CHECK(unplanned.value().bonds[0].members[1].plane == hpn::kNone);
 }
 
 TEST_CASE("host profile: a sysctl key cannot reach outside /proc/sys/net", "[host]") {

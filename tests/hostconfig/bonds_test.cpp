@@ -31,7 +31,7 @@ TEST_CASE("profile/bonds: every host of the default pod has 8 back-end bonds on 
   Wiring w(bp);
   ProfileBuilder b = builder_for(bp);
   REQUIRE(b.hosts().size() == 2040);
-  std::set<std::string> macs;
+  std::set<Mac> macs;
   for (int h : b.hosts()) {
     HostProfile p = b.build(h);
     const Device& host = bp.devices[h];
@@ -41,8 +41,10 @@ TEST_CASE("profile/bonds: every host of the default pod has 8 back-end bonds on 
       REQUIRE(macs.insert(bond.mac).second);  // unique in the fabric
       const Interface* row = w.host_row.at({h, bond.nic});
       CHECK(bond.name == row->name);
-      CHECK(bond.ipv4 == row->ipv4);
-      CHECK(bond.ipv6 == row->ipv6);
+      REQUIRE(bond.ipv4);
+      CHECK(bond.ipv4->text() == row->ipv4 + "/" + std::to_string(row->ipv4_len));
+      REQUIRE(bond.ipv6);
+      CHECK(bond.ipv6->text() == row->ipv6 + "/" + std::to_string(row->ipv6_len));
       REQUIRE(bond.members.size() == 2);
       std::set<int> planes;
       std::vector<std::string> gateways4, gateways6;
@@ -77,11 +79,11 @@ TEST_CASE("profile/bonds: every host of the default pod has 8 back-end bonds on 
       REQUIRE(bond.routes.size() == (bond.backend ? 4u : 2u));
       const size_t v6 = bond.backend ? 2 : 1;
       for (size_t i = 0; i < bond.routes.size(); ++i) CHECK(bond.routes[i].via == (i < v6 ? gateways4 : gateways6));
-      CHECK(bond.routes[0].to == (bond.backend ? "10.0.0.0/12" : "0.0.0.0/0"));
-      CHECK(bond.routes[v6].to == (bond.backend ? "fd48:504e::/40" : "::/0"));
+      CHECK(bond.routes[0].to.text() == (bond.backend ? "10.0.0.0/12" : "0.0.0.0/0"));
+      CHECK(bond.routes[v6].to.text() == (bond.backend ? "fd48:504e::/40" : "::/0"));
       if (bond.backend) {
-        CHECK(bond.routes[1].to == "10.255.0.0/16");
-        CHECK(bond.routes[3].to == "fd48:5050::/64");
+        CHECK(bond.routes[1].to.text() == "10.255.0.0/16");
+        CHECK(bond.routes[3].to.text() == "fd48:5050::/64");
       }
     }
   }
@@ -106,10 +108,9 @@ TEST_CASE("profile/bonds: the MAC is locally administered unicast from node ID a
   int h = device_index(bp, "host-p0-s14-h135");
   HostProfile p = b.build(h);
   for (const Bond& bond : p.bonds) {
-    unsigned first = std::stoul(bond.mac.substr(0, 2), nullptr, 16);
-    CHECK((first & 0x02) != 0);  // U/L: locally administered
-    CHECK((first & 0x01) == 0);  // I/G: unicast
-    CHECK(bond.mac == to_string(bond_mac(bp.devices[h].node_id, bond.nic)));
+    CHECK((bond.mac[0] & 0x02) != 0);  // U/L: locally administered
+    CHECK((bond.mac[0] & 0x01) == 0);  // I/G: unicast
+    CHECK(bond.mac == bond_mac(bp.devices[h].node_id, bond.nic));
   }
   // The same host profiled again gets the same MACs.
   CHECK(b.build(h).bonds[3].mac == p.bonds[3].mac);
@@ -128,9 +129,9 @@ TEST_CASE("profile/bonds: 802.3ad toward two independent ToRs is refused with th
 TEST_CASE("profile/bonds: active-backup validates ARP on the active port only, balance-xor on both") {
   const Blueprint& bp = default_pod().blueprint;
   int h = device_index(bp, "host-p0-s00-h000");
-  for (const Bond& bond : builder_for(bp).build(h).bonds) CHECK(bond.arp_validate == "all");
+  for (const Bond& bond : builder_for(bp).build(h).bonds) CHECK(bond.arp_validate_all);
   for (const Bond& bond : builder_for(bp, {BondMode::active_backup, std::nullopt, nullptr}).build(h).bonds) {
-    CHECK(bond.arp_validate == "active");
+    CHECK_FALSE(bond.arp_validate_all);
     // Toward both gateways: the active port may be on either ToR.
     REQUIRE(bond.members.size() == 2);
     CHECK(bond.arp_targets == std::vector<std::string>{bond.members[0].gateway_ipv4, bond.members[1].gateway_ipv4});
@@ -181,8 +182,8 @@ TEST_CASE("profile/bonds: each back-end bond's source address picks its own tabl
       continue;
     }
     REQUIRE(bond.rules.size() == 2);
-    CHECK(bond.rules[0].from == bond.ipv4 + "/32");
-    CHECK(bond.rules[1].from == bond.ipv6 + "/128");
+    CHECK(bond.rules[0].from == IpPrefix{4, bond.ipv4->address, 32});
+    CHECK(bond.rules[1].from == IpPrefix{6, bond.ipv6->address, 128});
     CHECK(bond.rules[0].table == bond.table);
     CHECK(bond.routes[0].table == bond.table);
     tables.insert(bond.table);

@@ -102,7 +102,7 @@ TEST_CASE("profile/formats: netplan generate accepts the YAML and renders both T
     std::string netdev = read_file(root / "run/systemd/network/10-netplan-bond1.netdev");
     std::string network = read_file(root / "run/systemd/network/10-netplan-bond1.network");
     CHECK_THAT(netdev, Catch::Contains("Mode=" + std::string(to_string(b.mode))));
-    CHECK_THAT(netdev, Catch::Contains("MACAddress=" + b.mac));
+    CHECK_THAT(netdev, Catch::Contains("MACAddress=" + to_string(b.mac)));
     CHECK_THAT(netdev, Catch::Contains("MTUBytes=4200"));
     if (b.mode == BondMode::lacp) {
       CHECK_THAT(netdev, Catch::Contains("MIIMonitorSec=100ms"));
@@ -119,7 +119,7 @@ TEST_CASE("profile/formats: netplan generate accepts the YAML and renders both T
       CHECK_THAT(member, Catch::Contains("Bond=bond1"));
     }
     CHECK_THAT(network, Catch::Contains("Table=1001"));
-    CHECK_THAT(network, Catch::Contains("From=" + b.ipv4 + "/32"));
+    CHECK_THAT(network, Catch::Contains("From=" + b.ipv4->address + "/32"));
   }
 }
 

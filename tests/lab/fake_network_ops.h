@@ -124,7 +124,7 @@ class FakeNetworkOps final : public NetworkOps {
     auto it = kernel_rules.find(name);
     return it == kernel_rules.end() ? std::vector<RuleState>{} : it->second;
   }
-  Result<size_t> apply_host(const std::string& name, const host::ApplyProfile& profile, bool no_bond) override {
+  Result<size_t> apply_host(const std::string& name, const HostNetwork& profile, bool no_bond) override {
     std::lock_guard<std::mutex> guard(lock_);  // lab up applies hosts in parallel
     if (auto f = maybe_fail("host apply " + name); !f) return f.error();
     applied.push_back({name, profile.host, no_bond});
@@ -139,7 +139,7 @@ class FakeNetworkOps final : public NetworkOps {
   }
   // What a ToR's host-route agent would make of an announcement: a route
   // to each address of the bond out of the port at each member's far end.
-  Status announce_host(const std::string& name, const host::ApplyProfile& profile,
+  Status announce_host(const std::string& name, const HostNetwork& profile,
                        const std::set<std::string>& dark) override {
     for (const auto& b : profile.bonds) {
       for (const auto& m : b.members) {

@@ -56,7 +56,7 @@ std::map<std::string, std::set<std::string>> kernel_routes(RunningLab& lab, cons
   for (const auto& p : d.ports) far_of[p.ifname] = p.peer_device + ":" + p.peer_port;
   std::map<std::string, std::set<std::string>> out;
   for (const auto& r : *routes) {
-    if (r.family != 6 || r.table != kMainTable || r.protocol == 2 || r.prefix.starts_with("fe80") ||
+    if (r.family != 6 || r.table != lab::kMainTable || r.protocol == 2 || r.prefix.starts_with("fe80") ||
         r.prefix.starts_with("ff00") || r.prefix.starts_with("::/0")) {
       continue;  // the kernel's own connected, link-local and multicast routes
     }
@@ -71,7 +71,7 @@ std::map<std::string, std::set<std::string>> model_routes(const Blueprint& bp, c
                                                           const std::vector<NodeRoutes>& routes, int node) {
   std::map<std::string, std::set<std::string>> out;
   for (const auto& r : routes[node].routes) {
-    if (r.table != kMainTable || r.prefix_len == 0) continue;
+    if (r.table != lab::kMainTable || r.prefix_len == 0) continue;
     for (const auto& hop : r.nexthops) {
       for (const auto& link : t.links) {
         for (auto [mine, far] : {std::pair{&link.a, &link.z}, std::pair{&link.z, &link.a}}) {
@@ -216,7 +216,7 @@ TEST_CASE("dataplane/lab (root): BGP converges to the forwarding model, every se
   REQUIRE(profiles->size() == 16);
   for (const auto& entry : *profiles) {  // no structured binding: clang 14 lambdas cannot capture one
     const int node = entry.first;
-    const host::ApplyProfile& profile = entry.second;
+    const HostNetwork& profile = entry.second;
     INFO(profile.host);
     const host::ApplyOptions options{.no_bond = true};
     host::HostState state;

@@ -22,7 +22,7 @@ namespace {
 
 bool has_sysctl(const NamespaceConfig& c, const std::string& key, const std::string& value) {
   return std::any_of(c.sysctls.begin(), c.sysctls.end(),
-                     [&](const Sysctl& s) { return s.key == key && s.value == value; });
+                     [&](const lab::Sysctl& s) { return s.key == key && s.value == value; });
 }
 
 const NamespaceConfig& config_of(const std::vector<NamespaceConfig>& configs, const LabTopology& t,
@@ -149,7 +149,7 @@ TEST_CASE("dataplane/topology: a lab host is configured by its own profile, as h
   REQUIRE(profiles);
   CHECK(profiles->size() == 16);
   const int device = test::device_index(bp, "host-p0-s00-h000");
-  const host::ApplyProfile& profile = profiles->at(t->node_of(device));
+  const HostNetwork& profile = profiles->at(t->node_of(device));
   CHECK(profile.host == "host-p0-s00-h000");
   auto plan = host::plan_changes(profile, fresh_lab_host(*t, device), {.no_bond = true});
   REQUIRE(plan);
