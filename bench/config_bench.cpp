@@ -1,6 +1,6 @@
 // Benchmark of `hpnctl config --all`'s stages, run apart: loading
 // blueprint.db, building every switch's model, rendering each kind of
-// file (frr.conf, config_db.json, the sysctl files, the networkd files),
+// file (frr.conf, config_db.json, the sysctl files, the interfaces file),
 // and writing the set. Reports each
 // stage's wall time (best of --runs) and peak resident memory (VmHWM,
 // reset before each stage). The whole command's time is measured on the
@@ -24,7 +24,7 @@
 #include "switchconfig/config_set.h"
 #include "switchconfig/frr_conf.h"
 #include "switchconfig/linux_sysctl.h"
-#include "switchconfig/networkd_files.h"
+#include "switchconfig/interfaces_file.h"
 
 namespace {
 
@@ -33,7 +33,7 @@ using hpn::bench::reset_peak;
 
 // The kinds of file rendered apart (the agent's file is a few lines a ToR).
 constexpr int kKinds = 4;
-const char* const kKindNames[kKinds] = {"frr.conf", "config_db.json", "sysctl.conf and ioam.conf", "networkd files"};
+const char* const kKindNames[kKinds] = {"frr.conf", "config_db.json", "sysctl.conf and ioam.conf", "interfaces"};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -98,11 +98,7 @@ int main(int argc, char** argv) {
         [](const auto& c) {
           return hpn::switchconfig::sysctl_conf(c).size() + hpn::switchconfig::ioam_conf(c).size();
         },
-        [](const auto& c) {
-          std::size_t n = 0;
-          for (const auto& f : hpn::switchconfig::networkd_files(c)) n += f.text.size();
-          return n;
-        },
+        [](const auto& c) { return hpn::switchconfig::interfaces_file(c).text.size(); },
     };
     double all = 0;
     for (int k = 0; k < kKinds; ++k) {

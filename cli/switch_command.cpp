@@ -266,7 +266,7 @@ void add_switch_commands(CLI::App& app, int& exit_code) {
   auto apply = std::make_shared<ApplyArgs>();
   auto* cmd = sw->add_subcommand(
       "apply", "Make this switch's interfaces and sysctls what its file set from config --all says (root)");
-  cmd->add_option("dir", apply->dir, "The switch's directory of hpnctl config --all (networkd/, sysctl.conf, ioam.conf)")
+  cmd->add_option("dir", apply->dir, "The switch's directory of hpnctl config --all (interfaces, sysctl.conf, ioam.conf)")
       ->required();
   cmd->add_option("--netns", apply->netns, "Apply inside this named network namespace");
   cmd->add_flag("--dry-run", apply->dry_run, "Print the changes as a diff; change nothing");
@@ -276,8 +276,9 @@ void add_switch_commands(CLI::App& app, int& exit_code) {
   with_values(cmd->add_option("--format", apply->format, "text or json"), {"text", "json"})->capture_default_str();
   cmd->footer("Adds the IOAM namespace; sets sysctls, a host port's gateway MAC, MTUs,\n"
               "addresses and admin state; removes nothing. Refuses a set of another switch\n"
-              "(Host=, node ID, a port missing), a fabric port carrying an address or route\n"
-              "the set does not own, and an IOAM namespace of the set's ID given data or a\n"
+              "(the name on the interfaces file's first line, node ID, a port missing), a\n"
+              "fabric port carrying an address or route the set does not own, and an IOAM\n"
+              "namespace of the set's ID given data or a\n"
               "schema. The IOAM namespace needs a kernel with IPv6 IOAM (exit 3 without).\n"
               "A failed step or SIGINT/SIGTERM/SIGHUP rolls back every step made, newest first.\n"
               "Exit status: 0 applied or nothing to change, 2 bad set, another switch's set or\n"

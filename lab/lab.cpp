@@ -20,7 +20,7 @@
 #include "lab/routing.h"
 #include "switchconfig/frr_conf.h"
 #include "switchconfig/linux_sysctl.h"
-#include "switchconfig/networkd_files.h"
+#include "switchconfig/interfaces_file.h"
 #include "validator/bgp.h"
 
 namespace hpn::lab {
@@ -95,7 +95,7 @@ struct LabPlan {
   std::map<int, size_t> pbr_rules;                   // core node -> rules pbrd should install
   std::map<int, std::string> agent_conf;             // ToR node -> its switch-agent.json
   // Switch node -> the files of its set that switch apply reads, as
-  // `config --all --bring-up` writes them (networkd/, sysctl.conf,
+  // `config --all --bring-up` writes them (interfaces, sysctl.conf,
   // ioam.conf, a ToR's switch-agent.json).
   std::map<int, std::vector<switchconfig::SwitchFile>> switch_sets;
   // The machine's neighbour-table limits the switches' sets carry
@@ -159,7 +159,7 @@ Result<LabPlan> plan_lab(const Blueprint& bp, const Wiring& wiring, const std::s
       at_least = std::max(at_least, std::stol(k.value));
     }
     auto& set = p.switch_sets[static_cast<int>(n)];
-    set = switchconfig::networkd_files(c);
+    set = {switchconfig::interfaces_file(c)};
     set.push_back({"sysctl.conf", switchconfig::sysctl_conf(c)});
     set.push_back({switchconfig::kIoamConfFile, switchconfig::ioam_conf(c)});
     if (c.has_gateway) set.push_back({switchconfig::kAgentConfigFile, p.agent_conf.at(static_cast<int>(n))});

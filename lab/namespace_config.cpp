@@ -38,7 +38,7 @@ Result<std::vector<std::optional<switchconfig::SwitchConfig>>> switch_configs(co
       Mac mac{};
       for (const auto& p : c->ports) {
         // The port is made with its own MAC; switch apply gives it the
-        // gateway's (the set's .link) before it comes up, so its
+        // gateway's (the set's hwaddress) before it comes up, so its
         // link-local is the kernel's EUI-64 one of the gateway MAC.
         if (p.name == end->port && p.learns_hosts && parse_mac(c->gateway.mac, mac)) {
           end->link_local = eui64_link_local(mac);

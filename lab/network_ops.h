@@ -16,7 +16,7 @@
 #include "switch/host_routes.h"
 #include "lab/lab_topology.h"
 #include "lab/routing.h"
-#include "switchconfig/networkd_files.h"
+#include "switchconfig/interfaces_file.h"
 
 namespace hpn::lab {
 

@@ -1,10 +1,10 @@
 // A switch's file set as `hpnctl switch apply DIR` reads it back: the
-// systemd-networkd files config --all writes under DIR/networkd/
-// (switchconfig/networkd_files.h), DIR/sysctl.conf and DIR/ioam.conf, its
+// ifupdown2 interfaces file config --all writes as DIR/interfaces
+// (switchconfig/interfaces_file.h), DIR/sysctl.conf and DIR/ioam.conf, its
 // IOAM namespace (switchconfig/linux_sysctl.h). The parser takes exactly the subset those
 // writers produce; anything else is an error at its line (`file:line:col:`
 // with the line and a caret), never skipped, so what apply makes is what
-// networkd would make at the next boot.
+// ifupdown2 would make of the same file.
 #pragma once
 
 #include <cstdint>
@@ -29,9 +29,9 @@ bool parse_if_prefix(std::string_view text, IfPrefix& out);
 
 struct SetPort {
   std::string ifname;
-  std::string mac;   // [Link] MACAddress= of its .link, lower case; empty: left as it is
+  std::string mac;   // hwaddress, lower case; empty: left as it is
   int mtu = 0;       // 0: left as it is (the loopback)
-  bool up = true;    // ActivationPolicy=up|down
+  bool up = true;    // link-down no|yes
   std::vector<IfPrefix> addresses;
   bool loopback() const { return ifname == "lo"; }
 };
@@ -44,22 +44,21 @@ struct SetSysctl {
 };
 
 struct SwitchSet {
-  std::string name;           // every file's [Match] Host=
+  std::string name;           // the interfaces file's first line names it
   std::uint32_t node_id = 0;  // sysctl net.ipv6.ioam6_id
-  std::vector<SetPort> ports; // lo first, then the ports in file-name order
+  std::vector<SetPort> ports; // lo first, then the ports in file order
   std::vector<SetSysctl> sysctls;  // file order
   std::vector<std::uint16_t> ioam_namespaces;  // ioam.conf's, file order
   const SetPort* port(const std::string& ifname) const;
 };
 
 struct SetFile {
-  std::string name;  // as errors show it: "DIR/networkd/20-hpn-etp1.network"
+  std::string name;  // as errors show it: "DIR/interfaces"
   std::string text;
 };
 
-// Parses the set from its files' texts (networkd files in any order, by the
-// name's suffix .link or .network); pure, for tests.
-Result<SwitchSet> parse_switch_set(const std::vector<SetFile>& networkd, const SetFile& sysctl_conf);
+// Parses the set from its files' texts; pure, for tests.
+Result<SwitchSet> parse_switch_set(const SetFile& interfaces, const SetFile& sysctl_conf);
 
 // ioam.conf: "namespace N" lines (N from 0 to 65535), comments with #.
 Result<std::vector<std::uint16_t>> parse_ioam_conf(const SetFile& ioam_conf);
@@ -68,7 +67,7 @@ Result<std::vector<std::uint16_t>> parse_ioam_conf(const SetFile& ioam_conf);
 // when the set has one (a ToR); 0 otherwise (plan_changes' agent_protocol).
 Result<int> agent_protocol(const std::string& dir);
 
-// Reads DIR/networkd/*.{link,network}, DIR/sysctl.conf and DIR/ioam.conf
+// Reads DIR/interfaces, DIR/sysctl.conf and DIR/ioam.conf
 // (a set without one asks for no IOAM namespace).
 Result<SwitchSet> read_switch_set(const std::string& dir);
 

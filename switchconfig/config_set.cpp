@@ -16,7 +16,7 @@
 #include "switchconfig/config_db.h"
 #include "switchconfig/frr_conf.h"
 #include "switchconfig/linux_sysctl.h"
-#include "switchconfig/networkd_files.h"
+#include "switchconfig/interfaces_file.h"
 
 namespace hpn::switchconfig {
 
@@ -56,10 +56,11 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
       if (st && !fs::create_directory(at, ec)) {
         st = Error{fmt::format("{}: cannot create: {}", at.string(), ec ? ec.message() : "exists")};
       }
-      const std::string texts[4] = {frr_conf(c), config_db(c), sysctl_conf(c), ioam_conf(c)};
-      const char* names[4] = {"frr.conf", "config_db.json", "sysctl.conf", kIoamConfFile};
+      // The interfaces as one ifupdown2 file (interfaces_file.h).
+      const std::string texts[5] = {frr_conf(c), config_db(c), sysctl_conf(c), ioam_conf(c), interfaces_file(c).text};
+      const char* names[5] = {"frr.conf", "config_db.json", "sysctl.conf", kIoamConfFile, kInterfacesFile};
       int written = 0;
-      for (int f = 0; f < 4 && st; ++f) {
+      for (int f = 0; f < 5 && st; ++f) {
         st = write_text(at / names[f], texts[f]);
         bytes += static_cast<std::int64_t>(texts[f].size());
         ++written;
@@ -77,15 +78,6 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
           ++written;
         }
       }
-      // The interfaces, as systemd-networkd files (networkd_files.h).
-      if (st && !fs::create_directory(at / kNetworkdDir, ec)) {
-        st = Error{fmt::format("{}: cannot create: {}", (at / kNetworkdDir).string(), ec ? ec.message() : "exists")};
-      }
-      for (const auto& f : st ? networkd_files(c) : std::vector<SwitchFile>{}) {
-        if (st = write_text(at / f.path, f.text); !st) break;
-        bytes += static_cast<std::int64_t>(f.text.size());
-        ++written;
-      }
       files += written;
       std::lock_guard<std::mutex> guard(lock);
       if (!st && first_error.empty()) first_error = st.error().message;
@@ -101,11 +93,10 @@ Result<ConfigSetReport> write_config_set(const Blueprint& bp, const ConfigBuilde
 
   nlohmann::ordered_json manifest;
   manifest["format"] = "hpnctl-config-set";
-  manifest["format_version"] = 1;
+  manifest["format_version"] = 2;  // 2: one interfaces file a switch, no networkd/
   manifest["spec_name"] = bp.spec_name;
   manifest["tool_version"] = bp.tool_version;
-  manifest["files"] = {"frr.conf", "config_db.json", "sysctl.conf", kIoamConfFile};
-  manifest["networkd_dir"] = kNetworkdDir;  // .link and .network files (networkd_files.h)
+  manifest["files"] = {"frr.conf", "config_db.json", "sysctl.conf", kIoamConfFile, kInterfacesFile};
   manifest["agent_file"] = kAgentConfigFile;  // beside them on every switch that learns hosts
   manifest["switches"] = nlohmann::ordered_json::array();
   for (int d : switches) manifest["switches"].push_back(bp.devices[d].name);

@@ -1,9 +1,9 @@
 // `hpnctl config --all -o DIR`: every switch's configuration, written all or
 // nothing the way plans are (blueprint/staged_dir.h): DIR/<switch>/frr.conf,
 // DIR/<switch>/config_db.json, DIR/<switch>/sysctl.conf, DIR/<switch>/ioam.conf
-// (its IOAM namespace, linux_sysctl.h) and its interfaces
-// as systemd-networkd files in DIR/<switch>/networkd/ (networkd_files.h,
-// which `hpnctl switch apply` reads back), on a switch that learns hosts DIR/<switch>/switch-agent.json (agent_config.h), and
+// (its IOAM namespace, linux_sysctl.h), DIR/<switch>/interfaces (ifupdown2's
+// format, interfaces_file.h, which `hpnctl switch apply` reads back), on a
+// switch that learns hosts DIR/<switch>/switch-agent.json (agent_config.h), and
 // DIR/hpnctl-config.json naming the plan and the switches. A directory
 // without that file is never replaced.
 #pragma once

@@ -15,6 +15,7 @@ packages=(
   tshark iproute2 nftables netplan.io systemd udev lldpd frr
   libxlsxwriter-dev python3-openpyxl graphviz
   dpkg-dev file ansible-core ansible-lint openssh-server frr-pythontools
+  ifupdown2
 )
 packages+=("$@")
 missing=()

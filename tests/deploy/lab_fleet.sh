@@ -131,17 +131,17 @@ drifted=tor-p0-s00-r1a
 drifted_ns=hpn-$lab_id-$drifted
 read -r port mtu <<EOF2
 $(ip -n "$drifted_ns" -j link show | python3 -c '
-import glob, json, sys
-# A port whose networkd file sets its MTU (MTUBytes=; lo has none), up,
-# and at that MTU now.
+import json, sys
+# A port whose stanza in the interfaces file sets its MTU (lo has none),
+# up, and at that MTU now.
 mtu_of = {}
-for f in glob.glob(sys.argv[1] + "/networkd/*.network"):
-    lines = open(f).read().splitlines()
-    names = [w for l in lines if l.startswith("Name=") for w in l[len("Name="):].split()]
-    mtus = [int(l[len("MTUBytes="):]) for l in lines if l.startswith("MTUBytes=")]
-    for n in names:
-        if mtus:
-            mtu_of[n] = mtus[0]
+iface = None
+for l in open(sys.argv[1] + "/interfaces").read().splitlines():
+    w = l.split()
+    if l.startswith("iface "):
+        iface = w[1]
+    elif l.startswith(" ") and w[:1] == ["mtu"]:
+        mtu_of[iface] = int(w[1])
 link = next(l for l in json.load(sys.stdin)
             if mtu_of.get(l["ifname"], 0) > 1500 and l["mtu"] == mtu_of[l["ifname"]] and "UP" in l["flags"])
 print(link["ifname"], link["mtu"])' "configs/$drifted")

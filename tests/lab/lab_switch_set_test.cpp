@@ -114,6 +114,15 @@ TEST_CASE("dataplane/lab (root): what lab up leaves on a switch is its set, FRR'
     CHECK(report["result"] == "unchanged");
     CHECK(report["changes"].empty());
 
+    // ifupdown2, a reader independent of hpnctl's, checks the running
+    // switch against the same interfaces file, port by port (admin state,
+    // MTU, MAC, addresses): what switch apply made is what ifupdown2 would.
+    auto ifquery = hpn::test::run_command("ip netns exec " + netns + " ifquery -c -a -i '" + dir + "/interfaces' 2>&1");
+    INFO(ifquery.out);
+    CHECK(ifquery.exit_code == 0);
+    CHECK(ifquery.out.find("[pass]") != std::string::npos);
+    CHECK(ifquery.out.find("[fail]") == std::string::npos);
+
     auto set = sw::read_switch_set(dir);
     REQUIRE(set);
     std::map<std::string, std::string> kernel;

@@ -101,10 +101,9 @@ TEST_CASE("config --all writes every switch, all or nothing, the same bytes each
   auto r = run_hpnctl("config --all --blueprint plan -o configs", dir.path());
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
-  // 4 files a switch (ioam.conf the fourth), the agent's on each of the 16 ToRs, the networkd
-  // files (the loopback's, the host ports' .link, a .network per group of ports
-  // that say the same), the manifest.
-  CHECK(r.out == "wrote 36 switch configurations (453 files, " + r.out.substr(r.out.find("files, ") + 7));
+  // 5 files a switch (frr.conf, config_db.json, sysctl.conf, ioam.conf,
+  // interfaces), the agent's on each of the 16 ToRs, the manifest.
+  CHECK(r.out == "wrote 36 switch configurations (197 files, " + r.out.substr(r.out.find("files, ") + 7));
   auto manifest = nlohmann::json::parse(hpn::test::read_file(dir / "configs" / "hpnctl-config.json"));
   CHECK(manifest["format"] == "hpnctl-config-set");
   REQUIRE(manifest["switches"].size() == 36);
