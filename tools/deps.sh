@@ -2,8 +2,9 @@
 # Installs the Debian 12 packages hpnctl builds and tests with, and any
 # named on the command line, when missing (apt-get; sudo unless root).
 #   tools/deps.sh [PACKAGE...]
-# tools/build.sh runs it bare; tools/fuzz.sh adds clang, which CI, never
-# fuzzing, does not download.
+# tools/build.sh runs it bare. clang builds the INT transit's eBPF program
+# (switch/int_transit.bpf.c) for every build; tools/fuzz.sh and CI's
+# sanitized build add clang's runtime libraries.
 set -euo pipefail
 
 packages=(
@@ -15,7 +16,7 @@ packages=(
   tshark iproute2 nftables netplan.io systemd udev lldpd frr
   libxlsxwriter-dev python3-openpyxl graphviz
   dpkg-dev file ansible-core ansible-lint openssh-server frr-pythontools
-  ifupdown2
+  ifupdown2 clang libbpf-dev bpftool
 )
 packages+=("$@")
 missing=()

@@ -41,6 +41,7 @@ ALLOWED = {
 LIBRARIES = {f"hpn_{folder}": folder for folder in ALLOWED if folder not in ("cli", "fabricmodel")}
 LIBRARIES["hpn_fabric_model"] = "fabricmodel"
 LIBRARIES["hpn_probe_agent"] = "probe"
+LIBRARIES["hpn_int_transit"] = "switch"
 LIBRARIES["hpnctl"] = "cli"
 
 

@@ -1,0 +1,149 @@
+#include "switch/int_transit.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+#include <mutex>
+
+#include "switch/int_transit.skel.h"
+
+namespace hpn::sw {
+
+namespace {
+
+// libbpf speaks through one process-wide callback: while a load runs, its
+// words (the verifier's log among them) are kept for the error.
+std::mutex log_lock;
+std::string* log_into = nullptr;
+
+int keep_log(enum libbpf_print_level level, const char* format, va_list args) {
+  if (level == LIBBPF_DEBUG || log_into == nullptr) return 0;
+  char line[1024];
+  const int n = std::vsnprintf(line, sizeof line, format, args);
+  if (n > 0 && log_into->size() < 64 * 1024) log_into->append(line);
+  return 0;
+}
+
+}  // namespace
+
+Result<IntTransit> IntTransit::load() {
+  std::lock_guard<std::mutex> guard(log_lock);
+  std::string log;
+  log_into = &log;
+  auto* previous = libbpf_set_print(keep_log);
+  hpn_int_transit_bpf* skeleton = hpn_int_transit_bpf__open_and_load();
+  const int error = errno;
+  libbpf_set_print(previous);
+  log_into = nullptr;
+  if (skeleton == nullptr) {
+    return Error{fmt::format("cannot load the INT transit eBPF program: {}{}{}", std::strerror(error),
+                             log.empty() ? "" : "\n", log)};
+  }
+  return IntTransit(skeleton);
+}
+
+IntTransit::IntTransit(IntTransit&& other) noexcept : skeleton_(std::exchange(other.skeleton_, nullptr)) {}
+
+IntTransit& IntTransit::operator=(IntTransit&& other) noexcept {
+  if (this != &other) {
+    if (skeleton_ != nullptr) hpn_int_transit_bpf__destroy(skeleton_);
+    skeleton_ = std::exchange(other.skeleton_, nullptr);
+  }
+  return *this;
+}
+
+IntTransit::~IntTransit() {
+  if (skeleton_ != nullptr) hpn_int_transit_bpf__destroy(skeleton_);
+}
+
+int IntTransit::program_fd() const { return bpf_program__fd(skeleton_->progs.hpn_int_transit); }
+
+Status IntTransit::configure(const IntTransitSettings& s) {
+  const int ports = bpf_map__fd(skeleton_->maps.hpn_int_ports);
+  // The port table first, emptied, then filled: the settings go last, so a
+  // node ID is never live beside another switch's ports.
+  std::uint32_t key = 0, next = 0;
+  std::vector<std::uint32_t> stale;
+  for (int more = bpf_map_get_next_key(ports, nullptr, &next); more == 0;
+       more = bpf_map_get_next_key(ports, &key, &next)) {
+    stale.push_back(next);
+    key = next;
+  }
+  for (std::uint32_t ifindex : stale) bpf_map_delete_elem(ports, &ifindex);
+  if (s.ports.size() > HPN_INT_MAX_PORTS) {
+    return Error{fmt::format("{} ports with INT interface IDs: the transit holds {}", s.ports.size(), HPN_INT_MAX_PORTS)};
+  }
+  for (const auto& [ifindex, id] : s.ports) {
+    const std::uint32_t value = id;
+    if (bpf_map_update_elem(ports, &ifindex, &value, BPF_ANY) != 0) {
+      return Error{fmt::format("INT transit: cannot set interface {}'s ID: {}", ifindex, std::strerror(errno))};
+    }
+  }
+  hpn_int_config config{};
+  config.node_id = s.node_id;
+  config.udp_port = s.udp_port;
+  config.dscp = s.dscp;
+  config.dscp_mask = s.dscp_mask;
+  const std::uint32_t zero = 0;
+  if (bpf_map_update_elem(bpf_map__fd(skeleton_->maps.hpn_int_config), &zero, &config, BPF_ANY) != 0) {
+    return Error{fmt::format("INT transit: cannot set the node ID: {}", std::strerror(errno))};
+  }
+  return {};
+}
+
+Status IntTransit::attach(int ifindex) const {
+  bpf_tc_hook hook{};
+  hook.sz = sizeof(hook);
+  hook.ifindex = ifindex;
+  hook.attach_point = BPF_TC_EGRESS;
+  if (int error = bpf_tc_hook_create(&hook); error != 0 && error != -EEXIST) {
+    return Error{fmt::format("INT transit: cannot add a clsact qdisc to interface {}: {}", ifindex, std::strerror(-error))};
+  }
+  bpf_tc_opts opts{};
+  opts.sz = sizeof(opts);
+  opts.prog_fd = program_fd();
+  opts.flags = BPF_TC_F_REPLACE;
+  opts.handle = kTcHandle;
+  opts.priority = kTcPriority;
+  if (int error = bpf_tc_attach(&hook, &opts); error != 0) {
+    return Error{fmt::format("INT transit: cannot attach to interface {}'s egress: {}", ifindex, std::strerror(-error))};
+  }
+  return {};
+}
+
+Status IntTransit::detach(int ifindex) {
+  bpf_tc_hook hook{};
+  hook.sz = sizeof(hook);
+  hook.ifindex = ifindex;
+  hook.attach_point = BPF_TC_EGRESS;
+  bpf_tc_opts opts{};
+  opts.sz = sizeof(opts);
+  opts.handle = kTcHandle;
+  opts.priority = kTcPriority;
+  if (int error = bpf_tc_detach(&hook, &opts); error != 0 && error != -ENOENT) {
+    return Error{fmt::format("INT transit: cannot detach from interface {}'s egress: {}", ifindex, std::strerror(-error))};
+  }
+  return {};
+}
+
+Result<IntTransitCounters> IntTransit::counters() const {
+  const int fd = bpf_map__fd(skeleton_->maps.hpn_int_counters);
+  const int cpus = libbpf_num_possible_cpus();
+  if (cpus <= 0) return Error{fmt::format("INT transit: cannot count the CPUs: {}", std::strerror(-cpus))};
+  IntTransitCounters out{};
+  std::vector<std::uint64_t> per_cpu(static_cast<size_t>(cpus));
+  for (std::uint32_t k = 0; k < HPN_INT_COUNTERS; ++k) {
+    if (bpf_map_lookup_elem(fd, &k, per_cpu.data()) != 0) {
+      return Error{fmt::format("INT transit: cannot read counter {}: {}", k, std::strerror(errno))};
+    }
+    for (auto n : per_cpu) out[k] += n;
+  }
+  return out;
+}
+
+}  // namespace hpn::sw
