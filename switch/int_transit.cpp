@@ -29,17 +29,28 @@ int keep_log(enum libbpf_print_level level, const char* format, va_list args) {
   return 0;
 }
 
+// Runs `call` with libbpf's words kept in `log` rather than printed.
+template <class Call>
+auto logged(std::string& log, Call call) {
+  std::lock_guard<std::mutex> guard(log_lock);
+  log_into = &log;
+  auto* previous = libbpf_set_print(keep_log);
+  auto result = call();
+  libbpf_set_print(previous);
+  log_into = nullptr;
+  return result;
+}
+
 }  // namespace
 
 Result<IntTransit> IntTransit::load() {
-  std::lock_guard<std::mutex> guard(log_lock);
   std::string log;
-  log_into = &log;
-  auto* previous = libbpf_set_print(keep_log);
-  hpn_int_transit_bpf* skeleton = hpn_int_transit_bpf__open_and_load();
-  const int error = errno;
-  libbpf_set_print(previous);
-  log_into = nullptr;
+  int error = 0;
+  hpn_int_transit_bpf* skeleton = logged(log, [&] {
+    auto* s = hpn_int_transit_bpf__open_and_load();
+    error = errno;
+    return s;
+  });
   if (skeleton == nullptr) {
     return Error{fmt::format("cannot load the INT transit eBPF program: {}{}{}", std::strerror(error),
                              log.empty() ? "" : "\n", log)};
@@ -101,8 +112,12 @@ Status IntTransit::attach(int ifindex) const {
   hook.sz = sizeof(hook);
   hook.ifindex = ifindex;
   hook.attach_point = BPF_TC_EGRESS;
-  if (int error = bpf_tc_hook_create(&hook); error != 0 && error != -EEXIST) {
-    return Error{fmt::format("INT transit: cannot add a clsact qdisc to interface {}: {}", ifindex, std::strerror(-error))};
+  // A clsact qdisc already there (the kernel says so, and libbpf would
+  // print it) is the one to use.
+  std::string log;
+  if (int error = logged(log, [&] { return bpf_tc_hook_create(&hook); }); error != 0 && error != -EEXIST) {
+    return Error{fmt::format("INT transit: cannot add a clsact qdisc to interface {}: {}{}{}", ifindex,
+                             std::strerror(-error), log.empty() ? "" : "\n", log)};
   }
   bpf_tc_opts opts{};
   opts.sz = sizeof(opts);
