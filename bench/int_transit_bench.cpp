@@ -10,9 +10,7 @@
 // usage: int_transit_bench [--seconds S] [--runs N]
 // Figures go in the README with the machine and the date.
 #include <arpa/inet.h>
-#include <bpf/bpf.h>
 #include <fmt/format.h>
-#include <linux/bpf.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -77,24 +75,10 @@ std::vector<std::uint8_t> frame(bool v6, const std::vector<std::uint8_t>& payloa
 }
 
 double ns_per_run(const hpn::sw::IntTransit& t, const std::vector<std::uint8_t>& in) {
-  std::vector<std::uint8_t> out(in.size() + 256);
-  __sk_buff ctx{};
-  ctx.ingress_ifindex = 7;
-  ctx.ifindex = 1;
-  bpf_test_run_opts opts{};
-  opts.sz = sizeof(opts);
-  opts.data_in = in.data();
-  opts.data_size_in = static_cast<std::uint32_t>(in.size());
-  opts.data_out = out.data();
-  opts.data_size_out = static_cast<std::uint32_t>(out.size());
-  opts.ctx_in = &ctx;
-  opts.ctx_size_in = sizeof(ctx);
-  opts.repeat = 1000000;
-  if (int error = bpf_prog_test_run_opts(t.program_fd(), &opts); error != 0) {
-    die(fmt::format("BPF_PROG_TEST_RUN: {}", std::strerror(-error)));
-  }
-  if (opts.data_size_out <= in.size()) die("the program pushed nothing in the test run");
-  return static_cast<double>(opts.duration);  // ns per run, the kernel's average
+  auto r = t.test_run(in, 7, 1, 1000000);
+  if (!r) die(r.error().message);
+  if (r->frame.size() <= in.size()) die("the program pushed nothing in the test run");
+  return r->ns_per_run;
 }
 
 struct Router {

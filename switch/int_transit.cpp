@@ -75,9 +75,18 @@ IntTransit::~IntTransit() {
 int IntTransit::program_fd() const { return bpf_program__fd(skeleton_->progs.hpn_int_transit); }
 
 Status IntTransit::configure(const IntTransitSettings& s) {
+  if (s.ports.size() > HPN_INT_MAX_PORTS) {
+    return Error{fmt::format("{} ports with INT interface IDs: the transit holds {}", s.ports.size(), HPN_INT_MAX_PORTS)};
+  }
+  const int config_fd = bpf_map__fd(skeleton_->maps.hpn_int_config);
   const int ports = bpf_map__fd(skeleton_->maps.hpn_int_ports);
-  // The port table first, emptied, then filled: the settings go last, so a
-  // node ID is never live beside another switch's ports.
+  const std::uint32_t zero = 0;
+  // Off (node ID 0) while the port table changes, then the new settings:
+  // a node ID is never live beside another switch's ports or a half table.
+  const hpn_int_config off{};
+  if (bpf_map_update_elem(config_fd, &zero, &off, BPF_ANY) != 0) {
+    return Error{fmt::format("INT transit: cannot turn it off to reconfigure: {}", std::strerror(errno))};
+  }
   std::uint32_t key = 0, next = 0;
   std::vector<std::uint32_t> stale;
   for (int more = bpf_map_get_next_key(ports, nullptr, &next); more == 0;
@@ -86,9 +95,6 @@ Status IntTransit::configure(const IntTransitSettings& s) {
     key = next;
   }
   for (std::uint32_t ifindex : stale) bpf_map_delete_elem(ports, &ifindex);
-  if (s.ports.size() > HPN_INT_MAX_PORTS) {
-    return Error{fmt::format("{} ports with INT interface IDs: the transit holds {}", s.ports.size(), HPN_INT_MAX_PORTS)};
-  }
   for (const auto& [ifindex, id] : s.ports) {
     const std::uint32_t value = id;
     if (bpf_map_update_elem(ports, &ifindex, &value, BPF_ANY) != 0) {
@@ -100,11 +106,35 @@ Status IntTransit::configure(const IntTransitSettings& s) {
   config.udp_port = s.udp_port;
   config.dscp = s.dscp;
   config.dscp_mask = s.dscp_mask;
-  const std::uint32_t zero = 0;
-  if (bpf_map_update_elem(bpf_map__fd(skeleton_->maps.hpn_int_config), &zero, &config, BPF_ANY) != 0) {
+  if (bpf_map_update_elem(config_fd, &zero, &config, BPF_ANY) != 0) {
     return Error{fmt::format("INT transit: cannot set the node ID: {}", std::strerror(errno))};
   }
   return {};
+}
+
+Result<IntTransit::TestRun> IntTransit::test_run(const std::vector<std::uint8_t>& frame, std::uint32_t ingress_ifindex,
+                                                 std::uint32_t ifindex, std::uint32_t repeat) const {
+  TestRun out;
+  out.frame.resize(frame.size() + 512);  // room for the largest push
+  __sk_buff ctx{};
+  ctx.ingress_ifindex = ingress_ifindex;
+  ctx.ifindex = ifindex;
+  bpf_test_run_opts opts{};
+  opts.sz = sizeof(opts);
+  opts.data_in = frame.data();
+  opts.data_size_in = static_cast<std::uint32_t>(frame.size());
+  opts.data_out = out.frame.data();
+  opts.data_size_out = static_cast<std::uint32_t>(out.frame.size());
+  opts.ctx_in = &ctx;
+  opts.ctx_size_in = sizeof(ctx);
+  opts.repeat = static_cast<int>(repeat);
+  if (int error = bpf_prog_test_run_opts(program_fd(), &opts); error != 0) {
+    return Error{fmt::format("INT transit: BPF_PROG_TEST_RUN: {}", std::strerror(-error))};
+  }
+  out.frame.resize(opts.data_size_out);
+  out.verdict = static_cast<int>(opts.retval);
+  out.ns_per_run = opts.duration;
+  return out;
 }
 
 Status IntTransit::attach(int ifindex) const {

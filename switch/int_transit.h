@@ -53,6 +53,19 @@ class IntTransit {
   Status attach(int ifindex) const;
   static Status detach(int ifindex);
   Result<IntTransitCounters> counters() const;
+
+  // Runs the program on one Ethernet frame in the kernel
+  // (BPF_PROG_TEST_RUN), as if forwarded from `ingress_ifindex` out of
+  // `ifindex` (a device of the calling thread's namespace; 1 is lo):
+  // the frame it leaves, its tc verdict, and the kernel's average time a
+  // run over `repeat` runs. For tests and benchmarks; counts as traffic.
+  struct TestRun {
+    std::vector<std::uint8_t> frame;
+    int verdict = -1;
+    std::uint32_t ns_per_run = 0;
+  };
+  Result<TestRun> test_run(const std::vector<std::uint8_t>& frame, std::uint32_t ingress_ifindex,
+                           std::uint32_t ifindex, std::uint32_t repeat = 1) const;
   int program_fd() const;
 
  private:

@@ -8,8 +8,6 @@
 // skip that says so.
 #include <catch2/catch.hpp>
 
-#include <bpf/bpf.h>
-#include <linux/bpf.h>
 #include <linux/pkt_cls.h>
 #include <unistd.h>
 
@@ -163,30 +161,12 @@ Bytes model(const Bytes& payload, std::uint32_t node, std::optional<std::pair<st
   return out;
 }
 
-struct Run {
-  int verdict = -1;
-  Bytes frame;
-};
+using Run = IntTransit::TestRun;
 
 Run run(const IntTransit& t, const Bytes& in) {
-  Bytes out(in.size() + 512);
-  __sk_buff ctx{};
-  ctx.ingress_ifindex = kIn;
-  ctx.ifindex = kOut;
-  bpf_test_run_opts opts{};
-  opts.sz = sizeof(opts);
-  opts.data_in = in.data();
-  opts.data_size_in = static_cast<std::uint32_t>(in.size());
-  opts.data_out = out.data();
-  opts.data_size_out = static_cast<std::uint32_t>(out.size());
-  opts.ctx_in = &ctx;
-  opts.ctx_size_in = sizeof(ctx);
-  opts.repeat = 1;
-  const int error = bpf_prog_test_run_opts(t.program_fd(), &opts);
-  INFO("BPF_PROG_TEST_RUN: " << std::strerror(-error));
-  REQUIRE(error == 0);
-  out.resize(opts.data_size_out);
-  return {static_cast<int>(opts.retval), out};
+  auto r = t.test_run(in, kIn, kOut);
+  if (!r) FAIL(r.error().message);
+  return std::move(r.value());
 }
 
 std::uint64_t counted(const IntTransit& t, hpn_int_counter which) {
@@ -397,4 +377,19 @@ TEST_CASE("INT transit: signalled by DSCP, a RoCE-shaped probe to UDP 4791 is st
     CHECK(run(t, roce).frame == roce);
   }
   CHECK(counted(t, HPN_INT_PUSHED) == 2);
+}
+
+TEST_CASE("INT transit: a port table larger than the map is refused with the settings before kept", "[switch][int]") {
+  IntTransit t = loaded();
+  REQUIRE(t.configure(settings(3)));
+  IntTransitSettings big = settings(4);
+  for (std::uint32_t i = 0; i < HPN_INT_MAX_PORTS; ++i) big.ports.emplace_back(100 + i, 1);
+  auto refused = t.configure(big);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message == "4098 ports with INT interface IDs: the transit holds 4096");
+  // Node 3 and its ports still stamp.
+  const Bytes in = frame(false, probe::kIntUdpPort, int_payload(), true);
+  const Bytes want = model(udp_payload(in), 3, std::pair<std::uint16_t, std::uint16_t>(0x103, 0x203),
+                           probe::IntTransitOutcome::pushed);
+  CHECK(udp_payload(run(t, in).frame) == want);
 }
